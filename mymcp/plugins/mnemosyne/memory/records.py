@@ -1,0 +1,405 @@
+"""Memory record files: the two schema versions, their parser and the canonical writer.
+
+A file is decoded as strict UTF-8, parsed as strict JSON (no BOM, no duplicate keys, no
+``NaN``/``Infinity``, bounded nesting) and then checked against the rules of its
+``schema_version``. Version 1 (legacy) values are kept exactly as written; version 2
+(canonical) values come out normalized. Any failure raises :class:`RecordInvalid` with
+the skip reason the store logs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final, NoReturn, TypeAlias, TypeVar
+
+from .values import (
+    CONTENT_LIMIT,
+    LABEL_LIMIT,
+    MAX_TAGS,
+    TAG_LIMIT,
+    TITLE_LIMIT,
+    is_canonical_id,
+    is_identifier,
+    is_legacy_id,
+    normalize_language,
+    normalize_tags,
+    normalize_text,
+    parse_timestamp,
+)
+from .vocabulary import (
+    SCOPE_RULES,
+    LifecycleState,
+    MemoryKind,
+    NamespaceKind,
+    Origin,
+    RecordedVia,
+    Scope,
+)
+
+__all__ = [
+    "INVALID_ENCODING",
+    "INVALID_JSON",
+    "INVALID_RECORD",
+    "CanonicalRecord",
+    "Collection",
+    "LegacyRecord",
+    "Namespace",
+    "Record",
+    "RecordInvalid",
+    "canonical_record_dict",
+    "canonical_relative_parts",
+    "parse_record_bytes",
+    "parse_record_object",
+    "serialize_canonical",
+]
+
+INVALID_ENCODING: Final = "invalid_encoding"
+INVALID_JSON: Final = "invalid_json"
+INVALID_RECORD: Final = "invalid_record"
+
+RECORD_SUFFIX: Final = ".json"
+
+
+@dataclass(frozen=True)
+class Namespace:
+    kind: NamespaceKind
+    id: str
+    label: str | None
+
+
+@dataclass(frozen=True)
+class Collection:
+    id: str
+    label: str | None
+
+
+@dataclass(frozen=True)
+class LegacyRecord:
+    """A version 1 record; every value is exactly as the file holds it."""
+
+    id: str
+    content: str
+    title: str | None
+    tags: tuple[str, ...]
+    # The optional keys ("title", "tags") the file contains, in file order.
+    field_order: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CanonicalRecord:
+    """A version 2 record with normalized values."""
+
+    id: str
+    scope: Scope
+    namespace: Namespace
+    collection: Collection | None
+    kind: MemoryKind
+    language: str
+    title: str | None
+    content: str
+    tags: tuple[str, ...]
+    origin: Origin
+    recorded_via: RecordedVia
+    state: LifecycleState
+    revision: int
+    created_at: str
+    updated_at: str
+    occurred_at: str | None
+
+
+Record: TypeAlias = LegacyRecord | CanonicalRecord
+
+
+class RecordInvalid(Exception):
+    """A record file or object that is not a valid record; ``reason`` is the skip reason."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+# --- strict JSON -------------------------------------------------------------------------
+
+
+class _StrictJsonError(ValueError):
+    pass
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    obj: dict[str, object] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _StrictJsonError("duplicate key")
+        obj[key] = value
+    return obj
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise _StrictJsonError(f"non-finite number {name}")
+
+
+def _load_json(text: str) -> object:
+    if text.startswith("\ufeff"):
+        raise RecordInvalid(INVALID_JSON)
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_reject_duplicate_keys,
+            parse_constant=_reject_constant,
+        )
+    except (ValueError, RecursionError) as exc:
+        # ValueError covers syntax errors, duplicate keys, non-finite constants and
+        # integers past the interpreter's digit limit; RecursionError deep nesting.
+        raise RecordInvalid(INVALID_JSON) from exc
+
+
+def parse_record_bytes(data: bytes) -> Record:
+    """Parse the raw bytes of a record file.
+
+    Raises :class:`RecordInvalid` with reason ``invalid_encoding`` (not strict UTF-8),
+    ``invalid_json`` (BOM, syntax, duplicate keys, ``NaN``/``Infinity``, nesting too deep)
+    or ``invalid_record`` (any record rule).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordInvalid(INVALID_ENCODING) from exc
+    return parse_record_object(_load_json(text))
+
+
+# --- record rules ------------------------------------------------------------------------
+
+_V1_REQUIRED: Final = frozenset({"schema_version", "id", "content"})
+_V1_OPTIONAL: Final = ("title", "tags")
+_V1_KEYS: Final = _V1_REQUIRED | frozenset(_V1_OPTIONAL)
+
+_V2_KEYS: Final = frozenset(
+    {
+        "schema_version",
+        "id",
+        "scope",
+        "namespace",
+        "collection",
+        "kind",
+        "language",
+        "title",
+        "content",
+        "tags",
+        "provenance",
+        "lifecycle",
+        "created_at",
+        "updated_at",
+    }
+)
+_OCCURRED_AT: Final = "occurred_at"
+_V2_EVENT_KEYS: Final = _V2_KEYS | {_OCCURRED_AT}
+
+_KNOWN_KEYS: Final = _V1_KEYS | _V2_EVENT_KEYS
+
+_T = TypeVar("_T")
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _invalid() -> NoReturn:
+    raise RecordInvalid(INVALID_RECORD)
+
+
+def _valid(value: _T | None) -> _T:
+    if value is None:
+        _invalid()
+    return value
+
+
+def _check(condition: bool) -> None:
+    if not condition:
+        _invalid()
+
+
+def _enum(cls: type[_E], value: object) -> _E:
+    if not isinstance(value, str):
+        _invalid()
+    try:
+        return cls(value)
+    except ValueError:
+        _invalid()
+
+
+def _fields(value: object, keys: Iterable[str]) -> dict[str, object]:
+    """The object itself when it is a JSON object with exactly these keys."""
+    if not isinstance(value, dict) or value.keys() != set(keys):
+        _invalid()
+    return value
+
+
+def parse_record_object(obj: object) -> Record:
+    """Check a decoded JSON value against the record rules of its schema version.
+
+    Raises :class:`RecordInvalid` (``invalid_record``) on any broken rule.
+    """
+    if not isinstance(obj, dict) or not obj.keys() <= _KNOWN_KEYS:
+        _invalid()
+    version = obj.get("schema_version")
+    # ``type(...) is int`` keeps out bool and float (true, 2.0).
+    _check(type(version) is int)
+    if version == 1:
+        return _parse_v1(obj)
+    if version == 2:
+        return _parse_v2(obj)
+    _invalid()
+
+
+def _verbatim_text(value: object, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > limit:
+        _invalid()
+    return value
+
+
+def _verbatim_tags(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_TAGS:
+        _invalid()
+    tags = tuple(_verbatim_text(item, TAG_LIMIT) for item in value)
+    _check(len(set(tags)) == len(tags))
+    return tags
+
+
+def _parse_v1(obj: dict[str, object]) -> LegacyRecord:
+    _check(obj.keys() <= _V1_KEYS and obj.keys() >= _V1_REQUIRED)
+    record_id = obj["id"]
+    if not isinstance(record_id, str) or not is_legacy_id(record_id):
+        _invalid()
+    title = obj.get("title")
+    return LegacyRecord(
+        id=record_id,
+        content=_verbatim_text(obj["content"], CONTENT_LIMIT),
+        title=None if title is None else _verbatim_text(title, TITLE_LIMIT),
+        tags=_verbatim_tags(obj["tags"]) if "tags" in obj else (),
+        field_order=tuple(key for key in obj if key in _V1_OPTIONAL),
+    )
+
+
+def _label(value: object) -> str | None:
+    return None if value is None else _valid(normalize_text(value, LABEL_LIMIT))
+
+
+def _identifier(value: object) -> str:
+    if not isinstance(value, str) or not is_identifier(value):
+        _invalid()
+    return value
+
+
+def _namespace(value: object, scope: Scope) -> Namespace:
+    fields = _fields(value, ("kind", "id", "label"))
+    kind = _enum(NamespaceKind, fields["kind"])
+    _check(kind in SCOPE_RULES[scope].namespace_kinds)
+    return Namespace(kind=kind, id=_identifier(fields["id"]), label=_label(fields["label"]))
+
+
+def _collection(value: object) -> Collection | None:
+    if value is None:
+        return None
+    fields = _fields(value, ("id", "label"))
+    return Collection(id=_identifier(fields["id"]), label=_label(fields["label"]))
+
+
+def _revision(value: object) -> int:
+    # ``type(...) is int`` keeps out bool (true) and float (1.0).
+    if not isinstance(value, int) or type(value) is not int or value < 1:
+        _invalid()
+    return value
+
+
+def _parse_v2(obj: dict[str, object]) -> CanonicalRecord:
+    is_event = obj.get("kind") == MemoryKind.EVENT.value
+    _check(obj.keys() == (_V2_EVENT_KEYS if is_event else _V2_KEYS))
+    record_id = obj["id"]
+    if not isinstance(record_id, str) or not is_canonical_id(record_id):
+        _invalid()
+    scope = _enum(Scope, obj["scope"])
+    kind = _enum(MemoryKind, obj["kind"])
+    _check(kind in SCOPE_RULES[scope].memory_kinds)
+    provenance = _fields(obj["provenance"], ("origin", "recorded_via"))
+    lifecycle = _fields(obj["lifecycle"], ("state", "revision"))
+    created_at = _valid(parse_timestamp(obj["created_at"]))
+    updated_at = _valid(parse_timestamp(obj["updated_at"]))
+    # Canonical timestamps are fixed-width ASCII, so string order is time order.
+    _check(updated_at >= created_at)
+    title = obj["title"]
+    return CanonicalRecord(
+        id=record_id,
+        scope=scope,
+        namespace=_namespace(obj["namespace"], scope),
+        collection=_collection(obj["collection"]),
+        kind=kind,
+        language=_valid(normalize_language(obj["language"])),
+        title=None if title is None else _valid(normalize_text(title, TITLE_LIMIT)),
+        content=_valid(normalize_text(obj["content"], CONTENT_LIMIT)),
+        tags=_valid(normalize_tags(obj["tags"])),
+        origin=_enum(Origin, provenance["origin"]),
+        recorded_via=_enum(RecordedVia, provenance["recorded_via"]),
+        state=_enum(LifecycleState, lifecycle["state"]),
+        revision=_revision(lifecycle["revision"]),
+        created_at=created_at,
+        updated_at=updated_at,
+        occurred_at=_valid(parse_timestamp(obj[_OCCURRED_AT])) if is_event else None,
+    )
+
+
+# --- canonical output --------------------------------------------------------------------
+
+
+def canonical_relative_parts(
+    scope: Scope | str, namespace_id: str, collection_id: str | None, memory_id: str
+) -> tuple[str, ...]:
+    """Root-relative path parts of a v2 record, e.g. ``("project", "demo", "mem_….json")``."""
+    scope_name = scope.value if isinstance(scope, Scope) else scope
+    directories = (scope_name, namespace_id) + (() if collection_id is None else (collection_id,))
+    return (*directories, memory_id + RECORD_SUFFIX)
+
+
+def _collection_dict(collection: Collection | None) -> dict[str, object] | None:
+    if collection is None:
+        return None
+    return {"id": collection.id, "label": collection.label}
+
+
+def canonical_record_dict(record: CanonicalRecord) -> dict[str, object]:
+    """The record as plain JSON values, keys in canonical file order."""
+    data: dict[str, object] = {
+        "schema_version": 2,
+        "id": record.id,
+        "scope": record.scope.value,
+        "namespace": {
+            "kind": record.namespace.kind.value,
+            "id": record.namespace.id,
+            "label": record.namespace.label,
+        },
+        "collection": _collection_dict(record.collection),
+        "kind": record.kind.value,
+        "language": record.language,
+        "title": record.title,
+        "content": record.content,
+        "tags": list(record.tags),
+        "provenance": {"origin": record.origin.value, "recorded_via": record.recorded_via.value},
+        "lifecycle": {"state": record.state.value, "revision": record.revision},
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+    }
+    if record.kind is MemoryKind.EVENT:
+        data[_OCCURRED_AT] = record.occurred_at
+    return data
+
+
+def serialize_canonical(record: CanonicalRecord) -> bytes:
+    """The exact bytes of a canonical record file (UTF-8, indent 2, trailing newline).
+
+    Raises :class:`RecordInvalid` (``invalid_encoding``) when a value holds a lone
+    surrogate, which UTF-8 cannot represent.
+    """
+    text = json.dumps(canonical_record_dict(record), indent=2, ensure_ascii=False) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RecordInvalid(INVALID_ENCODING) from exc
