@@ -1,0 +1,1 @@
+"""MyMCP: a local, single-user MCP host with the bundled Mnemosyne memory plugin."""

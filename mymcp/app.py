@@ -1,0 +1,45 @@
+"""The ASGI application factories.
+
+``create_app(runtime)`` serves one already-composed runtime; ``create_production_app()``
+composes the bundled plugin from the operator's settings and is the Uvicorn factory target
+(``uvicorn --factory mymcp.app:create_production_app``). There is no module-level app and
+importing this module does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI
+
+from mymcp import settings
+from mymcp.mcp.dispatcher import MCPDispatcher, RuntimeLike
+from mymcp.routes import health, mcp, version
+from mymcp.routes.security import HttpSecurity, SecurityMiddleware
+
+LOG_FORMAT = "%(levelname)s:%(name)s:%(message)s"
+
+
+def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) -> FastAPI:
+    """An app serving ``runtime``; apps built from different runtimes share nothing."""
+    app = FastAPI(title=settings.APP_TITLE, docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(SecurityMiddleware, security=security or HttpSecurity())
+    app.include_router(mcp.create_router(MCPDispatcher(runtime)))
+    app.include_router(health.router)
+    app.include_router(version.router)
+    return app
+
+
+def create_production_app() -> FastAPI:
+    """Compose the bundled Mnemosyne plugin and serve it; startup errors propagate."""
+    from mymcp.host.bootstrap import build_production_runtime
+
+    _configure_logging()
+    runtime = build_production_runtime()
+    return create_app(runtime, security=HttpSecurity.from_environment())
+
+
+def _configure_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    for name in ("mcp", "mymcp"):
+        logging.getLogger(name).setLevel(logging.INFO)

@@ -1,0 +1,47 @@
+"""``build_production_runtime``: the bundled Mnemosyne plugin behind the host.
+
+Reads the packaged inert manifest, checks it against the plugin's own definition and the
+gate-selected contribution, then composes the runtime. Nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+
+from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
+from mymcp.mcp import list_tools
+from mymcp.plugin import (
+    HostApiVersion,
+    PublicToolBinding,
+    parse_manifest_bytes,
+    validate_plugin_contract,
+)
+from mymcp.plugins.mnemosyne import plugin as mnemosyne
+
+SUPPORTED_HOST_API = 1
+
+
+def build_production_runtime(
+    *, generation_factory: Callable[[], RuntimeGenerationId] | None = None
+) -> HostRuntime:
+    source = resources.files("mymcp.plugins.mnemosyne").joinpath("manifest.json").read_bytes()
+    manifest_definition = parse_manifest_bytes(source)
+    adapter_definition = mnemosyne.mnemosyne_plugin_definition()
+    contribution = mnemosyne.mnemosyne_contribution()
+    validate_plugin_contract(
+        manifest_definition=manifest_definition,
+        adapter_definition=adapter_definition,
+        contribution=contribution,
+        supported_host_api=HostApiVersion(SUPPORTED_HOST_API),
+    )
+    bindings = [
+        PublicToolBinding(tool.capability, tool.capability.local_id.value)
+        for tool in contribution.tools
+    ]
+    return build_host_runtime(
+        [contribution],
+        bindings,
+        list_tools.registration,
+        generation_factory=generation_factory or RuntimeGenerationId.new,
+    )

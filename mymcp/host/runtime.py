@@ -1,0 +1,89 @@
+"""``HostRuntime``: the immutable result of composing plugin Tools behind the host."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
+from mymcp.plugin import (
+    ConsentRequirement,
+    HostToolOrigin,
+    PluginContribution,
+    PluginId,
+    PluginVersion,
+    PublicToolBinding,
+    QualifiedCapabilityId,
+    ToolEffects,
+    compose_tool_surface,
+)
+
+_GENERATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
+
+
+@dataclass(frozen=True)
+class RuntimeGenerationId:
+    """An opaque name for one composed runtime; never shown to clients."""
+
+    value: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, str) or not _GENERATION.fullmatch(self.value):
+            raise ValueError("invalid runtime generation id")
+
+    @classmethod
+    def new(cls) -> RuntimeGenerationId:
+        return cls(f"generation_{uuid.uuid4().hex}")
+
+
+def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostRuntime:
+    """The Tool registry one app serves, with the trusted metadata behind each Tool."""
+
+    registry: ToolRegistry
+    plugin_inventory: tuple[tuple[PluginId, PluginVersion], ...]
+    origins: Mapping[str, QualifiedCapabilityId | HostToolOrigin]
+    effects: Mapping[QualifiedCapabilityId, ToolEffects]
+    consent: Mapping[QualifiedCapabilityId, ConsentRequirement]
+    bindings: Mapping[QualifiedCapabilityId, str]
+    generation: RuntimeGenerationId = field(default_factory=RuntimeGenerationId.new)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.registry, ToolRegistry) or not isinstance(
+            self.generation, RuntimeGenerationId
+        ):
+            raise ValueError("invalid host runtime")
+        object.__setattr__(self, "plugin_inventory", tuple(self.plugin_inventory))
+        for name in ("origins", "effects", "consent", "bindings"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+
+def build_host_runtime(
+    contributions: Iterable[PluginContribution],
+    bindings: Iterable[PublicToolBinding],
+    host_registration_factory: Callable[[Sequence[Mapping[str, Any]]], ToolRegistration],
+    *,
+    generation_factory: Callable[[], RuntimeGenerationId] = RuntimeGenerationId.new,
+) -> HostRuntime:
+    """Compose the surface, then name the generation; any failure builds nothing."""
+    surface = compose_tool_surface(tuple(contributions), tuple(bindings), host_registration_factory)
+    generation = generation_factory()
+    if not isinstance(generation, RuntimeGenerationId):
+        raise ValueError("invalid runtime generation id")
+    return HostRuntime(
+        registry=surface.registry,
+        plugin_inventory=surface.plugin_inventory,
+        origins=surface.origins,
+        effects=surface.effects,
+        consent=surface.consent,
+        bindings=surface.bindings,
+        generation=generation,
+    )

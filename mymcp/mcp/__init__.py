@@ -1,0 +1,1 @@
+"""The MCP protocol layer: JSON-RPC envelopes, dispatch, Tool registry and arguments."""

@@ -1,0 +1,104 @@
+"""JSON-RPC dispatch of one decoded MCP message against a runtime's Tool registry."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from mymcp import settings
+from mymcp.mcp import jsonrpc
+from mymcp.mcp.tool_registry import ToolRegistry
+
+_logger = logging.getLogger("mcp")
+
+Response = dict[str, Any]
+
+
+class RuntimeLike(Protocol):
+    """Anything that carries the Tool registry to serve."""
+
+    @property
+    def registry(self) -> ToolRegistry: ...
+
+
+class MCPDispatcher:
+    """Answers MCP messages; stateless, so every method works without ``initialize``."""
+
+    def __init__(self, runtime: RuntimeLike) -> None:
+        registry = getattr(runtime, "registry", None)
+        if not isinstance(registry, ToolRegistry):
+            raise ValueError("invalid MCP runtime")
+        self._registry = registry
+        self._methods: dict[str, Callable[[Any, dict[str, Any]], Response]] = {
+            "initialize": self._initialize,
+            "ping": self._empty,
+            "notifications/initialized": self._empty,
+            "tools/list": self._tools_list,
+            "tools/call": self._tools_call,
+        }
+
+    def dispatch(self, message: Any) -> Response | None:
+        """The response envelope for ``message``, or None for a notification."""
+        if not isinstance(message, dict):
+            return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
+        if "id" not in message:
+            return None
+        request_id = message["id"]
+        params = message.get("params", {})
+        if not isinstance(params, dict):
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params")
+        method = message.get("method")
+        if isinstance(method, (list, dict)):
+            return jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Invalid Request")
+        handler = self._methods.get(method) if isinstance(method, str) else None
+        if handler is None:
+            return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, _named("Unknown method", method))
+        try:
+            return handler(request_id, params)
+        except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error (D3)
+            _logger.error("handler failed method=%s", jsonrpc.log_value(method))
+            return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+
+    def _initialize(self, request_id: Any, params: dict[str, Any]) -> Response:
+        return jsonrpc.result(request_id, initialize_result(params.get("protocolVersion")))
+
+    def _empty(self, request_id: Any, params: dict[str, Any]) -> Response:
+        return jsonrpc.result(request_id, {})
+
+    def _tools_list(self, request_id: Any, params: dict[str, Any]) -> Response:
+        return jsonrpc.result(request_id, {"tools": self._registry.tools})
+
+    def _tools_call(self, request_id: Any, params: dict[str, Any]) -> Response:
+        name = params.get("name")
+        arguments = params["arguments"] if "arguments" in params else {}
+        if not isinstance(arguments, dict) or isinstance(name, (list, dict)):
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params")
+        if name not in self._registry:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, _named("Unknown tool", name))
+        return jsonrpc.result(request_id, self._registry.call_tool(name, arguments))
+
+
+def negotiate_protocol_version(requested: Any) -> str:
+    """The revision to speak: the client's when supported, else the newest.
+
+    A client that names no revision gets the original 0.2.0 answer.
+    """
+    if requested is None:
+        return settings.PROTOCOL_VERSION
+    if isinstance(requested, str) and requested in settings.SUPPORTED_PROTOCOL_VERSIONS:
+        return requested
+    return settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
+
+
+def initialize_result(requested: Any) -> dict[str, Any]:
+    return {
+        "protocolVersion": negotiate_protocol_version(requested),
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION},
+    }
+
+
+def _named(prefix: str, value: Any) -> str:
+    rendered = jsonrpc.echo(value)
+    return f"{prefix}: {rendered}" if rendered is not None else prefix

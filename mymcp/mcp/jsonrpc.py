@@ -1,0 +1,71 @@
+"""JSON-RPC 2.0 envelopes: decoding request bodies, named error codes, response builders."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+# Text that may be echoed into an error message or a log line as it is.
+_ECHO_SAFE = re.compile(r"[A-Za-z0-9_./:-]{1,128}")
+
+
+class ParseError(ValueError):
+    """The body is not one strict JSON document."""
+
+
+def decode_body(body: bytes) -> Any:
+    """Decode a request body as strict JSON (no NaN/Infinity, no overflow, bounded depth)."""
+    try:
+        return json.loads(body, parse_constant=_reject, parse_float=_finite_float)
+    except (ValueError, RecursionError, TypeError):
+        raise ParseError("Parse error") from None
+
+
+def _reject(name: str) -> Any:
+    raise ValueError("non-finite number")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError("non-finite number")
+    return number
+
+
+def result(request_id: Any, payload: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": payload}
+
+
+def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def echo(value: Any) -> str | None:
+    """How a client-supplied name may appear in a message, or None if it must not be echoed.
+
+    Short plain names and scalars render as Python's ``str`` does (``None``, ``5``); anything
+    long, structured or containing unusual characters is never reflected.
+    """
+    if value is None or isinstance(value, (bool, int)):
+        rendered = str(value)
+    elif isinstance(value, float):
+        rendered = str(value)
+    elif isinstance(value, str) and _ECHO_SAFE.fullmatch(value):
+        rendered = value
+    else:
+        return None
+    return rendered if len(rendered) <= 128 else None
+
+
+def log_value(value: Any) -> str:
+    """A bounded, single-line rendering for log lines."""
+    rendered = echo(value)
+    return rendered if rendered is not None else "<redacted>"

@@ -1,0 +1,151 @@
+"""Schema-aware undoing of one extra JSON-encoding layer in Tool arguments.
+
+Some clients send structured arguments as JSON text (``"tags": "[\\"x\\"]"``). Guided by the
+Tool's input schema, a string is decoded once where the schema does not allow a string and
+the decoded value is allowed. Everything else passes through unchanged, and the caller's
+object is never mutated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_integral(value: Any) -> bool:
+    return _is_number(value) and float(value).is_integer()
+
+
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "null": lambda value: value is None,
+    "boolean": lambda value: isinstance(value, bool),
+    "integer": _is_integral,
+    "number": _is_number,
+    "string": lambda value: isinstance(value, str),
+    "array": lambda value: isinstance(value, list),
+    "object": lambda value: isinstance(value, dict),
+}
+
+
+def normalize_tool_arguments(arguments: Mapping[str, Any], input_schema: Any) -> Any:
+    """Return a normalized copy of ``arguments`` for the Tool whose schema is given."""
+    return _normalize(dict(arguments), input_schema)
+
+
+def _normalize(value: Any, schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, str):
+        return _decode_if_permitted(value, schema)
+    if isinstance(value, dict):
+        return {name: _normalize_member(name, member, value, schema) for name, member in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [_normalize(item, schema["items"]) for item in value]
+    return value
+
+
+def _normalize_member(name: str, member: Any, container: dict[str, Any], schema: dict[str, Any]) -> Any:
+    candidates = _candidates(schema, name, container)
+    if not candidates:
+        return member
+    if len(candidates) == 1:
+        return _normalize(member, candidates[0])
+    return _normalize(member, {"anyOf": candidates})
+
+
+def _candidates(schema: dict[str, Any], name: str, container: dict[str, Any]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and isinstance(properties.get(name), dict):
+        found.append(properties[name])
+    for keyword in ("oneOf", "anyOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            for branch in branches:
+                if isinstance(branch, dict) and _applicable(branch, container):
+                    found.extend(_candidates(branch, name, container))
+    return found
+
+
+def _applicable(branch: dict[str, Any], container: dict[str, Any]) -> bool:
+    properties = branch.get("properties")
+    if not isinstance(properties, dict):
+        return True
+    for name, member_schema in properties.items():
+        if isinstance(member_schema, dict) and "const" in member_schema and name in container:
+            if not _same_json_value(container[name], member_schema["const"]):
+                return False
+    return True
+
+
+def _decode_if_permitted(text: str, schema: dict[str, Any]) -> Any:
+    if _permits(schema, text):
+        return text
+    try:
+        decoded = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except (ValueError, RecursionError):
+        return text
+    return decoded if _permits(schema, decoded) else text
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError("non-finite number")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError("non-finite number")
+    return number
+
+
+def _permits(schema: Any, value: Any) -> bool:
+    if not isinstance(schema, dict):
+        return True
+    declared = schema.get("type")
+    if isinstance(declared, str) and not _matches_type(declared, value):
+        return False
+    if isinstance(declared, list):
+        names = [entry for entry in declared if isinstance(entry, str)]
+        if not any(_matches_type(entry, value) for entry in names):
+            return False
+    if "const" in schema and _json_type(schema["const"]) != _json_type(value):
+        return False
+    for keyword in ("oneOf", "anyOf"):
+        branches = schema.get(keyword)
+        if isinstance(branches, list):
+            objects = [branch for branch in branches if isinstance(branch, dict)]
+            if not any(_permits(branch, value) for branch in objects):
+                return False
+    return True
+
+
+def _matches_type(name: str, value: Any) -> bool:
+    check = _TYPE_CHECKS.get(name)
+    return bool(check(value)) if check is not None else False
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if _is_number(value):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "other"
+
+
+def _same_json_value(value: Any, const: Any) -> bool:
+    return _json_type(value) == _json_type(const) and bool(value == const)

@@ -1,0 +1,81 @@
+"""The ordered set of Tools one runtime serves."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from mymcp.mcp.tool_arguments import normalize_tool_arguments
+
+ToolHandler = Callable[[dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class ToolRegistration:
+    """An MCP Tool definition paired with the callable that answers it."""
+
+    tool: Mapping[str, Any]
+    handler: ToolHandler
+
+
+class ToolRegistry:
+    """Registrations in publication order, keyed by Tool name; immutable once built."""
+
+    def __init__(self, registrations: Iterable[ToolRegistration]) -> None:
+        tools: list[dict[str, Any]] = []
+        handlers: dict[str, ToolHandler] = {}
+        schemas: dict[str, dict[str, Any]] = {}
+        for registration in registrations:
+            definition = _checked_definition(registration)
+            name = definition["name"]
+            if name in handlers:
+                raise ValueError(f"duplicate tool registration: {name}")
+            tools.append(definition)
+            handlers[name] = registration.handler
+            schemas[name] = definition["inputSchema"]
+        self._tools = tuple(tools)
+        self._handlers = MappingProxyType(handlers)
+        self._schemas = schemas
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """A fresh deep copy of the Tool definitions, in order."""
+        return copy.deepcopy(list(self._tools))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(tool["name"] for tool in self._tools)
+
+    @property
+    def input_schemas(self) -> Mapping[str, Mapping[str, Any]]:
+        return MappingProxyType(copy.deepcopy(self._schemas))
+
+    @property
+    def handlers(self) -> Mapping[str, ToolHandler]:
+        return self._handlers
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._handlers
+
+    def call_tool(self, name: object, arguments: Mapping[str, Any]) -> Any:
+        """Normalize the arguments against the Tool's schema and call it; None if unknown."""
+        if not isinstance(name, str) or name not in self._handlers:
+            return None
+        normalized = normalize_tool_arguments(arguments, self._schemas[name])
+        return self._handlers[name](normalized)
+
+
+def _checked_definition(registration: object) -> dict[str, Any]:
+    if not isinstance(registration, ToolRegistration) or not callable(registration.handler):
+        raise ValueError("invalid tool registration")
+    tool = registration.tool
+    if not isinstance(tool, Mapping):
+        raise ValueError("invalid tool registration")
+    definition = copy.deepcopy(dict(tool))
+    name = definition.get("name")
+    if not isinstance(name, str) or not name or not isinstance(definition.get("inputSchema"), dict):
+        raise ValueError("invalid tool registration")
+    return definition

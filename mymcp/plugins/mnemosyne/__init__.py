@@ -1,0 +1,1 @@
+"""Mnemosyne: user-governed local memory, bundled with MyMCP as a plugin."""

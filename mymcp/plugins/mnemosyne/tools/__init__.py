@@ -1,0 +1,1 @@
+"""MCP Tool adapters of the Mnemosyne plugin: one declaration per Tool."""

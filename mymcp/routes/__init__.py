@@ -1,0 +1,1 @@
+"""HTTP routes: the MCP endpoint and the operational endpoints."""

@@ -1,0 +1,12 @@
+"""``GET /health``: the process is up."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()
+
+
+@router.api_route("/health", methods=["GET", "HEAD"])
+def health() -> dict[str, str]:
+    return {"status": "ok"}

@@ -1,0 +1,101 @@
+"""``POST /mcp``: HTTP in, one JSON-RPC message dispatched off the event loop, HTTP out."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from mymcp import settings
+from mymcp.mcp import jsonrpc
+from mymcp.mcp.dispatcher import MCPDispatcher
+
+MAX_BODY_BYTES = 1024 * 1024
+PROTOCOL_HEADER = "mcp-protocol-version"
+
+_logger = logging.getLogger("mcp")
+
+
+def create_router(dispatcher: MCPDispatcher) -> APIRouter:
+    """The MCP route bound to one dispatcher (and so to one runtime)."""
+    router = APIRouter()
+
+    @router.post("/mcp")
+    async def post_mcp(request: Request) -> Response:
+        version = request.headers.get(PROTOCOL_HEADER)
+        if version is not None and version not in settings.SUPPORTED_PROTOCOL_VERSIONS:
+            return _error_response(400, jsonrpc.INVALID_REQUEST, "Unsupported protocol version")
+        body = await _read_bounded(request)
+        if body is None:
+            return _error_response(413, jsonrpc.INVALID_REQUEST, "Request body too large")
+        try:
+            message = jsonrpc.decode_body(body)
+        except jsonrpc.ParseError:
+            return _error_response(400, jsonrpc.PARSE_ERROR, "Parse error")
+        return await _answer(dispatcher, message)
+
+    return router
+
+
+async def _answer(dispatcher: MCPDispatcher, message: Any) -> Response:
+    is_request = not isinstance(message, dict) or "id" in message
+    request_id = message.get("id") if isinstance(message, dict) else None
+    method = message.get("method") if isinstance(message, dict) else None
+    if is_request:
+        _logger.info("request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method))
+    started = time.perf_counter()
+    response = await run_in_threadpool(dispatcher.dispatch, message)
+    duration_ms = round((time.perf_counter() - started) * 1000)
+    if response is None:
+        _logger.debug("notification method=%s duration_ms=%d", jsonrpc.log_value(method), duration_ms)
+        return Response(status_code=202)
+    body, response = _serialize(response, request_id)
+    _log_outcome(response, request_id, method, duration_ms)
+    return Response(content=body, media_type="application/json")
+
+
+def _serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[str, Any]]:
+    try:
+        text = json.dumps(response, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        response = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+        text = json.dumps(response, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode("utf-8"), response
+    except UnicodeEncodeError:  # lone surrogates: escape instead of failing
+        escaped = json.dumps(response, separators=(",", ":"), ensure_ascii=True)
+        return escaped.encode("ascii"), response
+
+
+def _log_outcome(response: dict[str, Any], request_id: Any, method: Any, duration_ms: int) -> None:
+    rid, name = jsonrpc.log_value(request_id), jsonrpc.log_value(method)
+    if "error" in response:
+        code = response["error"]["code"]
+        _logger.warning(
+            "response id=%s method=%s outcome=error code=%d duration_ms=%d", rid, name, code, duration_ms
+        )
+    else:
+        _logger.info("response id=%s method=%s outcome=ok duration_ms=%d", rid, name, duration_ms)
+
+
+async def _read_bounded(request: Request) -> bytes | None:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _error_response(status: int, code: int, message: str) -> Response:
+    body = json.dumps(jsonrpc.error(None, code, message), separators=(",", ":"))
+    return Response(content=body, status_code=status, media_type="application/json")

@@ -1,0 +1,105 @@
+"""DNS-rebinding protection: only loopback ``Host`` names and browser ``Origin`` values.
+
+A browser page can be made to talk to 127.0.0.1 under a foreign host name (DNS rebinding)
+or from a foreign origin. Requests whose ``Host`` is not a loopback name get 421; requests
+carrying an ``Origin`` that is not a loopback origin get 403. Ordinary MCP clients send no
+``Origin`` and a loopback ``Host``, so they are unaffected. The operator can allow more with
+``MYMCP_ALLOWED_HOSTS`` and ``MYMCP_ALLOWED_ORIGINS`` (comma-separated).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+ALLOWED_HOSTS_VARIABLE = "MYMCP_ALLOWED_HOSTS"
+ALLOWED_ORIGINS_VARIABLE = "MYMCP_ALLOWED_ORIGINS"
+
+_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+@dataclass(frozen=True)
+class HttpSecurity:
+    """Extra host names and origins the operator allows beside loopback."""
+
+    allowed_hosts: frozenset[str] = frozenset()
+    allowed_origins: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> HttpSecurity:
+        env = os.environ if environ is None else environ
+        return cls(
+            allowed_hosts=_split(env.get(ALLOWED_HOSTS_VARIABLE, "")),
+            allowed_origins=_split(env.get(ALLOWED_ORIGINS_VARIABLE, "")),
+        )
+
+    def host_allowed(self, host: str) -> bool:
+        name = _host_name(host)
+        return name in _LOOPBACK_NAMES or name in self.allowed_hosts or host.lower() in self.allowed_hosts
+
+    def origin_allowed(self, origin: str) -> bool:
+        if origin.lower() in self.allowed_origins:
+            return True
+        try:
+            parts = urlsplit(origin)
+            hostname = parts.hostname
+            parts.port  # noqa: B018 - raises on a malformed port
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or parts.path or parts.query or parts.fragment:
+            return False
+        return hostname in _LOOPBACK_NAMES
+
+
+class SecurityMiddleware:
+    """Rejects non-loopback ``Host`` (421) and ``Origin`` (403) before any route runs."""
+
+    def __init__(self, app: ASGIApp, security: HttpSecurity) -> None:
+        self._app = app
+        self._security = security
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refusal = self._refusal(scope)
+            if refusal is not None:
+                await _send_json(send, *refusal)
+                return
+        await self._app(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, dict[str, Any]] | None:
+        headers = _headers(scope)
+        host = headers.get("host")
+        if host is not None and not self._security.host_allowed(host):
+            return 421, {"detail": "Misdirected Request"}
+        origin = headers.get("origin")
+        if origin is not None and not self._security.origin_allowed(origin):
+            return 403, {"detail": "Forbidden"}
+        return None
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+
+
+def _host_name(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _split(value: str) -> frozenset[str]:
+    return frozenset(item.strip().lower() for item in value.split(",") if item.strip())
+
+
+async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload, separators=(",", ":")).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,117 @@
+"""Helpers for tests: an MCP client wrapper and record-writing utilities."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from starlette.testclient import TestClient
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    payload: dict[str, Any]
+    is_error: bool
+    raw: dict[str, Any]
+
+
+class McpClient:
+    """A small MCP client over the in-process app."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.http = client
+        self._next_id = 0
+
+    def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
+        content = body.encode() if isinstance(body, str) else body
+        merged = {"content-type": "application/json", **(headers or {})}
+        return self.http.post("/mcp", content=content, headers=merged)
+
+    def rpc(self, method: Any, params: Any = None, id: Any = 1) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+        if params is not None:
+            message["params"] = params
+        response = self.post(json.dumps(message))
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def call(self, tool: str, arguments: Any) -> ToolReply:
+        response = self.rpc("tools/call", {"name": tool, "arguments": arguments})
+        assert "result" in response, response
+        result = response["result"]
+        text = result["content"][0]["text"]
+        payload = json.loads(text)
+        return ToolReply(payload=payload, is_error=result.get("isError", False), raw=result)
+
+    def tool_names(self) -> list[str]:
+        return [tool["name"] for tool in self.rpc("tools/list")["result"]["tools"]]
+
+
+def write_record(root: Path, record: dict[str, Any] | str | bytes, *parts: str) -> Path:
+    """Write a record file at ``root/parts...`` (dicts as indented JSON), creating dirs."""
+    path = root.joinpath(*parts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(record, dict):
+        data = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
+    elif isinstance(record, str):
+        data = record.encode()
+    else:
+        data = record
+    path.write_bytes(data)
+    return path
+
+
+def snapshot_tree(path: Path) -> dict[str, tuple[int, str]]:
+    """Every entry below ``path`` (inclusive) with its mode and content digest."""
+    snapshot: dict[str, tuple[int, str]] = {}
+    if not os.path.lexists(path):
+        return snapshot
+    for current, dirs, files in os.walk(path):
+        for name in [*dirs, *files, ""]:
+            entry = Path(current, name) if name else Path(current)
+            stat = entry.lstat()
+            digest = ""
+            if entry.is_file() and not entry.is_symlink():
+                digest = hashlib.sha256(entry.read_bytes()).hexdigest()
+            snapshot[str(entry.relative_to(path.parent))] = (stat.st_mode, digest)
+    return snapshot
+
+
+CANONICAL_ID = "mem_0123456789abcdef0123456789abcdef"
+
+
+def canonical_record(**overrides: Any) -> dict[str, Any]:
+    """A valid version-2 record dict (project/mnemosyne/decisions) with overrides applied."""
+    record: dict[str, Any] = {
+        "schema_version": 2,
+        "id": CANONICAL_ID,
+        "scope": "project",
+        "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
+        "collection": {"id": "decisions", "label": "Decisions"},
+        "kind": "decision",
+        "language": "en",
+        "title": "Shared memory ownership",
+        "content": "Canonical memory concepts belong to the shared memory domain.",
+        "tags": ["architecture", "memory-domain"],
+        "provenance": {"origin": "explicit_user_statement", "recorded_via": "memory_remember"},
+        "lifecycle": {"state": "active", "revision": 1},
+        "created_at": "2026-07-18T12:00:00Z",
+        "updated_at": "2026-07-18T12:00:00Z",
+    }
+    record.update(overrides)
+    return record
+
+
+def place_canonical(root: Path, record: dict[str, Any]) -> Path:
+    """Write a v2 record dict at its canonical path below ``root``."""
+    parts = [record["scope"], record["namespace"]["id"]]
+    if record.get("collection"):
+        parts.append(record["collection"]["id"])
+    parts.append(f"{record['id']}.json")
+    return write_record(root, record, *parts)
