@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 from starlette.testclient import TestClient
 
 
@@ -27,7 +26,7 @@ class McpClient:
         self.http = client
         self._next_id = 0
 
-    def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
+    def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> Any:
         content = body.encode() if isinstance(body, str) else body
         merged = {"content-type": "application/json", **(headers or {})}
         return self.http.post("/mcp", content=content, headers=merged)
