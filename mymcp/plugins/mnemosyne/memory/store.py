@@ -1,0 +1,629 @@
+"""The memory store: discovery, a validated read cache, the per-root lock and atomic writes.
+
+Reads walk the tree on every call, but a file is only opened when its ``lstat`` identity
+(device, inode, size, mtime, ctime) differs from the cached one, or when the cached read
+was too close to the file's last change to trust coarse timestamps. The cache lives in
+the process only; nothing is ever written by a read.
+
+Writes (create, replace, delete) run under :meth:`MemoryStore.lock`, an exclusive
+``flock`` on the memory root directory that serializes every writer of that root, in
+this process and in others.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeAlias
+
+from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory.errors import (
+    Conflict,
+    InvalidRequest,
+    MnemosyneError,
+    NotFound,
+    OutcomeUncertain,
+    SourceUnavailable,
+)
+from mymcp.plugins.mnemosyne.memory.records import (
+    CanonicalRecord,
+    Record,
+    RecordInvalid,
+    canonical_relative_parts,
+    parse_record_bytes,
+    serialize_canonical,
+)
+from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+
+__all__ = ["CollectionMode", "MemoryStore", "StoredRecord", "encode_record"]
+
+logger = logging.getLogger("mymcp.memory.store")
+
+CollectionMode = Literal["all", "none", "exact"]
+
+PATH_MISMATCH = "path_mismatch"
+SCOPE_DEPTH = 4
+# A cached read is trusted by its stat identity only once the file's last change is this
+# much older than the moment the read began (filesystem timestamps are coarse).
+RACY_WINDOW_NS = 2_000_000_000
+_MAX_CACHED_SCOPES = 64
+_MAX_ENTRIES_PER_SCOPE = 4 * files.MAX_CANDIDATES
+
+
+@dataclass(eq=False)
+class StoredRecord:
+    """A valid record together with where it lives and what its bytes hash to."""
+
+    record: Record
+    parts: tuple[str, ...]  # root-relative, e.g. ("project", "mnemosyne", "mem_….json")
+    digest: str  # SHA-256 hex of the file bytes
+    # Memo for consumers (e.g. token sets); dropped with the entry when the file changes.
+    derived: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def scope_path(self) -> str:
+        """The path below the scope directory, POSIX style."""
+        return "/".join(self.parts[1:])
+
+
+# A record, or the reason its file was skipped.
+Outcome: TypeAlias = StoredRecord | str
+
+
+@dataclass
+class _Entry:
+    identity: files.Identity
+    read_ns: int
+    digest: str | None
+    outcome: Outcome
+
+    def trusted(self, identity: files.Identity | None) -> bool:
+        if identity is None or identity != self.identity:
+            return False
+        last_change = max(identity[3], identity[4])
+        return last_change < self.read_ns - RACY_WINDOW_NS
+
+
+_ScopeCache = dict[str, _Entry]
+
+
+def encode_record(record: CanonicalRecord, *, field: str = "memory") -> bytes:
+    """The file bytes of ``record``, checked to parse back unchanged and to fit the limit.
+
+    Raises :class:`InvalidRequest` (``invalid_record`` with the given field) otherwise.
+    """
+    try:
+        payload = serialize_canonical(record)
+        if len(payload) <= files.MAX_RECORD_BYTES and parse_record_bytes(payload) == record:
+            return payload
+    except RecordInvalid:
+        pass
+    raise InvalidRequest("invalid_record", field=field)
+
+
+class MemoryStore:
+    """Reads and writes memory records below a root; one instance per process.
+
+    Thread-safe. Scans return valid records only, in discovery order, and log every
+    skipped entry on ``mymcp.memory.store``.
+    """
+
+    def __init__(self, *, clock: Callable[[], int] = time.time_ns) -> None:
+        self._clock = clock
+        self._mutex = threading.Lock()
+        self._scopes: dict[str, _ScopeCache] = {}
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def recall_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
+        """Every valid record of the scope (recall's discovery and container rules)."""
+        return self._scope_scan(root, scope)
+
+    def inspect_legacy_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
+        """Every valid record of the scope, for a version 1 lookup (same rules as recall)."""
+        return self._scope_scan(root, scope)
+
+    def load_canonical(
+        self,
+        root: Path,
+        scope: Scope,
+        namespace_id: str,
+        collection_id: str | None,
+        memory_id: str,
+    ) -> StoredRecord | None:
+        """The valid version 2 record at exactly its canonical path, or None.
+
+        A symlink at the scope directory or below raises :class:`SourceUnavailable`.
+        """
+        parts = canonical_relative_parts(scope, namespace_id, collection_id, memory_id)
+        try:
+            root_fd = files.open_directory(root, follow=True)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        with files.closing_fd(root_fd):
+            stored = self._load_exact(root_fd, root, parts, fresh=False)
+        if stored is None or not isinstance(stored.record, CanonicalRecord):
+            return None
+        return stored
+
+    def list_scan(
+        self,
+        root: Path,
+        scope: Scope,
+        namespace_id: str | None,
+        collection_mode: CollectionMode,
+        collection_id: str | None,
+    ) -> list[StoredRecord]:
+        """The valid records under the list selector's start directory.
+
+        ``collection_mode`` is ``"all"`` (every collection, or the whole scope when no
+        namespace is given), ``"none"`` (namespace level only) or ``"exact"``.
+        """
+        names = [str(scope)]
+        if namespace_id is not None:
+            names.append(namespace_id)
+        elif collection_mode != "all":
+            raise ValueError("a collection selector needs a namespace")
+        if collection_mode == "exact":
+            if collection_id is None:
+                raise ValueError("an exact collection selector needs a collection id")
+            names.append(collection_id)
+        start_fd = self._open_list_start(root, names)
+        if start_fd is None:
+            return []
+        if namespace_id is None:
+            depth, report = SCOPE_DEPTH, True
+        elif collection_mode == "all":
+            depth, report = 1, True
+        else:
+            depth, report = 0, False
+        with files.closing_fd(start_fd):
+            return self._scan(root, scope, start_fd, tuple(names), depth, report)
+
+    # --- the lock ------------------------------------------------------------------------
+
+    @contextmanager
+    def lock(self, root: Path) -> Iterator[None]:
+        """Hold the write lock of ``root`` (creating the root if needed); reentrant."""
+        with self._locked(root):
+            yield
+
+    @contextmanager
+    def _locked(self, root: Path) -> Iterator[int]:
+        path = os.path.abspath(root)
+        files.make_directory_chain(path)
+        try:
+            fd = files.open_directory(path)
+            status = os.fstat(fd)
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        held = _held_roots()
+        key = (status.st_dev, status.st_ino)
+        if key in held:
+            os.close(fd)
+            yield held[key]
+            return
+        with files.closing_fd(fd):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError as exc:
+                raise SourceUnavailable() from exc
+            held[key] = fd
+            try:
+                yield fd
+            finally:
+                del held[key]
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    # --- writes --------------------------------------------------------------------------
+
+    def create(self, root: Path, record: CanonicalRecord) -> StoredRecord:
+        """Publish a new record file without ever replacing an existing one."""
+        payload = encode_record(record)
+        parts = _canonical_parts(record)
+        with self._locked(root) as root_fd:
+            with files.closing_fd(_make_directories(root_fd, parts[:-1])) as dir_fd:
+                files.remove_leftover_temps(dir_fd)
+                _publish(dir_fd, record.id, parts[-1], payload)
+            stored = self._load_exact(root_fd, root, parts, fresh=True)
+        if stored is None:
+            raise MnemosyneError()
+        return stored
+
+    def replace(self, root: Path, current: StoredRecord, new: CanonicalRecord) -> StoredRecord:
+        """Atomically replace ``current`` by ``new`` (revision must be current + 1).
+
+        Raises :class:`Conflict` when the file changed since ``current`` was read.
+        """
+        if not isinstance(current.record, CanonicalRecord):
+            raise NotFound()
+        payload = encode_record(new)
+        parts = current.parts
+        with self._locked(root) as root_fd:
+            on_disk = self._load_exact(root_fd, root, parts, fresh=True)
+            if on_disk is None or not isinstance(on_disk.record, CanonicalRecord):
+                raise NotFound()
+            _check_replacement(current.record, on_disk.record, new)
+            dir_fd = _open_parent(root_fd, parts)
+            if dir_fd is None:
+                raise NotFound()
+            with files.closing_fd(dir_fd):
+                files.remove_leftover_temps(dir_fd)
+                _swap(dir_fd, new.id, parts[-1], payload, current.digest)
+            stored = self._load_exact(root_fd, root, parts, fresh=True)
+        if stored is None:
+            raise NotFound()
+        return stored
+
+    def delete(self, root: Path, current: StoredRecord) -> None:
+        """Remove the file of ``current`` if its bytes are still the ones that were read."""
+        parts = current.parts
+        with self._locked(root) as root_fd:
+            dir_fd = _open_parent(root_fd, parts)
+            if dir_fd is None:
+                raise Conflict("write_conflict")
+            with files.closing_fd(dir_fd):
+                files.remove_leftover_temps(dir_fd)
+                _remove(dir_fd, parts[-1], current.digest)
+            self._drop(root, parts)
+
+    # --- scanning internals --------------------------------------------------------------
+
+    def _scope_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
+        scope_dir = os.path.join(root, scope)
+        try:
+            status = files.lstat_or_none(scope_dir)
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        if status is None:
+            return []
+        if stat.S_ISLNK(status.st_mode):
+            _log_skip(scope, files.SYMLINK)
+            return []
+        if not stat.S_ISDIR(status.st_mode):
+            raise SourceUnavailable()
+        try:
+            start_fd = files.open_directory(scope_dir)
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        with files.closing_fd(start_fd):
+            return self._scan(root, scope, start_fd, (str(scope),), SCOPE_DEPTH, True)
+
+    def _open_list_start(self, root: Path, names: list[str]) -> int | None:
+        try:
+            status = files.lstat_or_none(root)
+            if status is None:
+                return None
+            _require_directory(status)
+            fd = files.open_directory(root)
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        return _descend(fd, tuple(names), strict=True)
+
+    def _scan(
+        self,
+        root: Path,
+        scope: Scope,
+        start_fd: int,
+        start_parts: tuple[str, ...],
+        max_depth: int,
+        report_too_deep: bool,
+    ) -> list[StoredRecord]:
+        candidates = files.walk(
+            start_fd,
+            max_depth,
+            report_too_deep=report_too_deep,
+            on_skip=lambda reason: _log_skip(scope, reason),
+        )
+        cache = self._scope_cache(root, str(scope))
+        found: list[StoredRecord] = []
+        for candidate in candidates:
+            parts = start_parts + candidate.parts
+            outcome = self._load(cache, root, start_fd, candidate, parts, fresh=False)
+            if isinstance(outcome, StoredRecord):
+                found.append(outcome)
+            else:
+                _log_skip(scope, outcome)
+        if max_depth == SCOPE_DEPTH and len(start_parts) == 1:
+            self._retain(root, str(scope), cache, [c.parts for c in candidates])
+        return found
+
+    def _load_exact(
+        self, root_fd: int, root: Path, parts: tuple[str, ...], *, fresh: bool
+    ) -> StoredRecord | None:
+        """Load one file by root-relative parts; symlinks from the scope down are refused."""
+        dir_fd = _open_parent(root_fd, parts)
+        if dir_fd is None:
+            return None
+        with files.closing_fd(dir_fd):
+            try:
+                status = os.stat(parts[-1], dir_fd=dir_fd, follow_symlinks=False)
+            except (FileNotFoundError, NotADirectoryError):
+                return None
+            except OSError:
+                _log_skip(parts[0], files.UNREADABLE)
+                return None
+            if stat.S_ISLNK(status.st_mode):
+                raise SourceUnavailable()
+            if not stat.S_ISREG(status.st_mode):
+                return None
+            candidate = files.Candidate((parts[-1],), files.identity_of(status))
+            cache = self._scope_cache(root, parts[0])
+            outcome = self._load(cache, root, dir_fd, candidate, parts, fresh=fresh)
+        if isinstance(outcome, str):
+            _log_skip(parts[0], outcome)
+            return None
+        return outcome
+
+    def _load(
+        self,
+        cache: _ScopeCache,
+        root: Path,
+        dir_fd: int,
+        candidate: files.Candidate,
+        parts: tuple[str, ...],
+        *,
+        fresh: bool,
+    ) -> Outcome:
+        key = _cache_key(root, parts)
+        entry = cache.get(key)
+        if entry is not None and not fresh and entry.trusted(candidate.identity):
+            return entry.outcome
+        read_ns = self._clock()
+        try:
+            content = files.read_candidate(dir_fd, candidate.parts)
+        except files.EntrySkipped as skipped:
+            # Only skips tied to the file's identity (its size) can be reused.
+            kept = None
+            if skipped.identity is not None:
+                kept = _Entry(skipped.identity, read_ns, None, skipped.reason)
+            self._store(cache, key, kept)
+            return skipped.reason
+        digest = hashlib.sha256(content.data).hexdigest()
+        if entry is not None and entry.digest == digest:
+            outcome = entry.outcome
+        else:
+            outcome = _parse(content.data, parts, digest)
+        self._store(cache, key, _Entry(content.identity, read_ns, digest, outcome))
+        return outcome
+
+    # --- cache bookkeeping ---------------------------------------------------------------
+
+    def _scope_cache(self, root: Path, scope: str) -> _ScopeCache:
+        key = _cache_key(root, (scope,))
+        with self._mutex:
+            cache = self._scopes.pop(key, None)
+            if cache is None:
+                cache = {}
+            self._scopes[key] = cache
+            while len(self._scopes) > _MAX_CACHED_SCOPES:
+                del self._scopes[next(iter(self._scopes))]
+            return cache
+
+    def _store(self, cache: _ScopeCache, key: str, entry: _Entry | None) -> None:
+        with self._mutex:
+            if entry is None:
+                cache.pop(key, None)
+                return
+            if key not in cache and len(cache) >= _MAX_ENTRIES_PER_SCOPE:
+                cache.clear()
+            cache[key] = entry
+
+    def _retain(
+        self,
+        root: Path,
+        scope: str,
+        cache: _ScopeCache,
+        seen: list[tuple[str, ...]],
+    ) -> None:
+        """After a whole-scope walk, forget the files that walk no longer found."""
+        keys = {_cache_key(root, (scope, *parts)) for parts in seen}
+        with self._mutex:
+            for key in [key for key in cache if key not in keys]:
+                del cache[key]
+
+    def _drop(self, root: Path, parts: tuple[str, ...]) -> None:
+        self._store(self._scope_cache(root, parts[0]), _cache_key(root, parts), None)
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+_held = threading.local()
+
+
+def _held_roots() -> dict[tuple[int, int], int]:
+    """The roots this thread has locked: (st_dev, st_ino) -> the locked descriptor."""
+    roots: dict[tuple[int, int], int] | None = getattr(_held, "roots", None)
+    if roots is None:
+        roots = {}
+        _held.roots = roots
+    return roots
+
+
+def _log_skip(scope: str, reason: str) -> None:
+    logger.warning("skipped scope=%r reason=%r", str(scope), reason)
+
+
+def _cache_key(root: Path, parts: tuple[str, ...]) -> str:
+    return os.path.join(os.path.abspath(root), *parts)
+
+
+def _canonical_parts(record: CanonicalRecord) -> tuple[str, ...]:
+    collection_id = None if record.collection is None else record.collection.id
+    return canonical_relative_parts(record.scope, record.namespace.id, collection_id, record.id)
+
+
+def _parse(data: bytes, parts: tuple[str, ...], digest: str) -> Outcome:
+    try:
+        record = parse_record_bytes(data)
+    except RecordInvalid as invalid:
+        return invalid.reason
+    if isinstance(record, CanonicalRecord) and _canonical_parts(record) != parts:
+        return PATH_MISMATCH
+    return StoredRecord(record, parts, digest)
+
+
+def _require_directory(status: os.stat_result) -> None:
+    if not stat.S_ISDIR(status.st_mode):  # symlinks included: lstat never follows
+        raise SourceUnavailable()
+
+
+def _descend(fd: int, names: tuple[str, ...], *, strict: bool) -> int | None:
+    """Open ``fd/names...`` (taking ownership of ``fd``); None when a component is missing.
+
+    A symlinked component raises :class:`SourceUnavailable`; a component that is not a
+    directory does too when ``strict``, and otherwise counts as missing.
+    """
+    try:
+        for name in names:
+            child = _open_component(fd, name, strict=strict)
+            os.close(fd)
+            if child is None:
+                return None
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_component(fd: int, name: str, *, strict: bool) -> int | None:
+    try:
+        status = _lstat_at(fd, name)
+        if status is None:
+            return None
+        if stat.S_ISLNK(status.st_mode) or (strict and not stat.S_ISDIR(status.st_mode)):
+            raise SourceUnavailable()
+        if not stat.S_ISDIR(status.st_mode):
+            return None
+        return files.open_subdirectory(fd, name)
+    except OSError as exc:
+        raise SourceUnavailable() from exc
+
+
+def _lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _open_parent(root_fd: int, parts: tuple[str, ...]) -> int | None:
+    return _descend(os.dup(root_fd), parts[:-1], strict=False)
+
+
+def _make_directories(root_fd: int, names: tuple[str, ...]) -> int:
+    fd = os.dup(root_fd)
+    try:
+        for name in names:
+            child = files.open_or_make_subdirectory(fd, name)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _immutable(record: CanonicalRecord) -> tuple[object, ...]:
+    return (
+        record.id,
+        record.scope,
+        record.namespace.kind,
+        record.namespace.id,
+        None if record.collection is None else record.collection.id,
+        record.kind,
+        record.language,
+        record.origin,
+        record.recorded_via,
+        record.created_at,
+        record.occurred_at,
+    )
+
+
+def _check_replacement(
+    expected: CanonicalRecord, on_disk: CanonicalRecord, new: CanonicalRecord
+) -> None:
+    if on_disk.revision != expected.revision or new.revision != expected.revision + 1:
+        raise Conflict("revision_conflict")
+    if _immutable(on_disk) != _immutable(new):
+        raise Conflict("write_conflict")
+
+
+def _publish(dir_fd: int, memory_id: str, name: str, payload: bytes) -> None:
+    temp = _write_temp(dir_fd, memory_id, payload)
+    try:
+        try:
+            files.link_no_clobber(dir_fd, temp, name)
+        except FileExistsError as exc:
+            raise Conflict("write_conflict") from exc
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        try:
+            files.sync_directory(dir_fd)
+        except OSError as exc:
+            # The record is already visible; remember has no "uncertain" outcome.
+            raise SourceUnavailable() from exc
+    finally:
+        files.remove_quietly(dir_fd, temp)
+
+
+def _swap(dir_fd: int, memory_id: str, name: str, payload: bytes, digest: str) -> None:
+    temp = _write_temp(dir_fd, memory_id, payload)
+    try:
+        try:
+            on_disk = files.read_file_at(dir_fd, name)
+        except files.EntrySkipped as exc:
+            raise SourceUnavailable() from exc
+        if hashlib.sha256(on_disk.data).hexdigest() != digest:
+            raise Conflict("write_conflict")
+        try:
+            files.rename_over(dir_fd, temp, name)
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        try:
+            files.sync_directory(dir_fd)
+        except OSError as exc:
+            raise OutcomeUncertain("replacement_outcome_uncertain") from exc
+    finally:
+        files.remove_quietly(dir_fd, temp)
+
+
+def _remove(dir_fd: int, name: str, digest: str) -> None:
+    status = _lstat_at(dir_fd, name)
+    if status is not None and stat.S_ISLNK(status.st_mode):
+        raise SourceUnavailable()
+    try:
+        on_disk = files.read_file_at(dir_fd, name)
+    except files.EntrySkipped as exc:
+        raise Conflict("write_conflict") from exc
+    if hashlib.sha256(on_disk.data).hexdigest() != digest:
+        raise Conflict("write_conflict")
+    try:
+        files.unlink(dir_fd, name)
+    except FileNotFoundError as exc:
+        raise Conflict("write_conflict") from exc
+    except OSError as exc:
+        raise SourceUnavailable() from exc
+    try:
+        files.sync_directory(dir_fd)
+    except OSError as exc:
+        raise OutcomeUncertain("deletion_outcome_uncertain") from exc
+
+
+def _write_temp(dir_fd: int, memory_id: str, payload: bytes) -> str:
+    try:
+        return files.write_temp(dir_fd, memory_id, payload)
+    except OSError as exc:
+        raise SourceUnavailable() from exc
