@@ -14,7 +14,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 # Text that may be echoed into an error message or a log line as it is.
-_ECHO_SAFE = re.compile(r"[A-Za-z0-9_./:-]{1,128}")
+_ECHO_SAFE = re.compile(r"[A-Za-z0-9_./:-]{0,128}")
 
 
 class ParseError(ValueError):

@@ -1,0 +1,172 @@
+"""The Tool registry: validation, duplicate names, order and defensive copies."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from mymcp.app import create_app
+from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
+from tests.synthetic_host import BASE_URL, tool_definition
+
+
+def answer(arguments: dict[str, Any]) -> Any:
+    return {"content": [], "arguments": arguments}
+
+
+def registration(name: str, schema: dict[str, Any] | None = None) -> ToolRegistration:
+    return ToolRegistration(tool_definition(name, schema), answer)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"name": "x", "description": "d", "inputSchema": {}},
+        ("tool", answer),
+        None,
+        ToolRegistration(tool_definition("x"), "not callable"),  # type: ignore[arg-type]
+        ToolRegistration(tool_definition("x"), None),  # type: ignore[arg-type]
+        ToolRegistration(["name", "x"], answer),  # type: ignore[arg-type]
+        ToolRegistration(None, answer),  # type: ignore[arg-type]
+        ToolRegistration({"description": "d", "inputSchema": {}}, answer),
+        ToolRegistration({"name": "", "inputSchema": {}}, answer),
+        ToolRegistration({"name": 5, "inputSchema": {}}, answer),
+        ToolRegistration({"name": None, "inputSchema": {}}, answer),
+        ToolRegistration({"name": "x"}, answer),
+        ToolRegistration({"name": "x", "inputSchema": None}, answer),
+        ToolRegistration({"name": "x", "inputSchema": []}, answer),
+        ToolRegistration({"name": "x", "inputSchema": "object"}, answer),
+    ],
+)
+def test_invalid_registration_is_refused(item: Any) -> None:
+    with pytest.raises(ValueError, match=r"^invalid tool registration$"):
+        ToolRegistry([registration("fine"), item])
+
+
+def test_a_repeated_name_is_refused_with_the_name() -> None:
+    with pytest.raises(ValueError, match=r"^duplicate tool registration: echo$"):
+        ToolRegistry([registration("echo"), registration("other"), registration("echo")])
+
+
+def test_registration_is_a_frozen_pair() -> None:
+    item = registration("echo")
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        item.handler = answer  # type: ignore[misc]
+    assert item.tool["name"] == "echo"
+    assert item.handler is answer
+
+
+def test_order_is_kept_and_definitions_are_published_as_registered() -> None:
+    definitions = [
+        {"name": "b", "description": "B", "inputSchema": {"type": "object"}, "extra": [1]},
+        {"inputSchema": {}, "name": "a"},
+        {"name": "c", "inputSchema": {"type": "object", "properties": {"x": {"const": 1}}}},
+    ]
+
+    registry = ToolRegistry(ToolRegistration(d, answer) for d in definitions)
+
+    assert registry.tools == definitions
+    assert [list(tool) for tool in registry.tools] == [list(d) for d in definitions]
+    assert registry.names == ("b", "a", "c")
+
+
+def test_an_empty_registry_is_allowed() -> None:
+    registry = ToolRegistry([])
+
+    assert registry.tools == []
+    assert registry.call_tool("anything", {}) is None
+
+
+def test_definitions_are_copied_when_registered() -> None:
+    definition = tool_definition("echo", {"type": "object", "properties": {"n": {"type": "integer"}}})
+    registry = ToolRegistry([ToolRegistration(definition, answer)])
+
+    definition["name"] = "renamed"
+    definition["inputSchema"]["properties"]["n"]["type"] = "string"
+
+    assert registry.names == ("echo",)
+    assert registry.tools[0]["inputSchema"]["properties"]["n"]["type"] == "integer"
+    assert registry.call_tool("echo", {"n": "2"}) == {"content": [], "arguments": {"n": 2}}
+
+
+def test_tools_is_a_fresh_deep_copy_on_every_access() -> None:
+    registry = ToolRegistry([registration("echo", {"type": "object", "properties": {}})])
+
+    first = registry.tools
+    first[0]["name"] = "changed"
+    first[0]["inputSchema"]["properties"]["x"] = {"type": "string"}
+    first.append({"name": "intruder"})
+
+    assert registry.tools == [tool_definition("echo", {"type": "object", "properties": {}})]
+    assert registry.tools is not registry.tools
+    assert registry.tools[0] is not registry.tools[0]
+
+
+def test_input_schemas_are_a_read_only_deep_copy() -> None:
+    registry = ToolRegistry([registration("echo", {"type": "object", "properties": {}})])
+
+    schemas = registry.input_schemas
+    with pytest.raises(TypeError):
+        schemas["echo"] = {}  # type: ignore[index]
+    schemas["echo"]["properties"]["x"] = {"type": "integer"}  # type: ignore[index]
+
+    assert dict(registry.input_schemas) == {"echo": {"type": "object", "properties": {}}}
+
+
+def test_handlers_are_a_read_only_mapping() -> None:
+    registry = ToolRegistry([registration("echo")])
+
+    with pytest.raises(TypeError):
+        registry.handlers["other"] = answer  # type: ignore[index]
+    assert dict(registry.handlers) == {"echo": answer}
+
+
+def test_call_tool_normalizes_then_calls_the_handler() -> None:
+    received: list[dict[str, Any]] = []
+
+    def handler(arguments: dict[str, Any]) -> Any:
+        received.append(arguments)
+        return "whatever the handler returns"
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    registry = ToolRegistry([ToolRegistration(tool_definition("echo", schema), handler)])
+    arguments = {"n": "2", "s": "3"}
+
+    assert registry.call_tool("echo", arguments) == "whatever the handler returns"
+    assert received == [{"n": 2, "s": "3"}]
+    assert arguments == {"n": "2", "s": "3"}
+
+
+@pytest.mark.parametrize("name", ["missing", "", None, 5, ["echo"]])
+def test_call_tool_answers_none_for_an_unknown_tool(name: Any) -> None:
+    called: list[Any] = []
+    registry = ToolRegistry([ToolRegistration(tool_definition("echo"), called.append)])
+
+    assert registry.call_tool(name, {}) is None
+    assert called == []
+
+
+def test_two_apps_from_two_runtimes_share_nothing() -> None:
+    first = types.SimpleNamespace(registry=ToolRegistry([registration("first")]))
+    second = types.SimpleNamespace(registry=ToolRegistry([registration("second")]))
+
+    with (
+        TestClient(create_app(first), base_url=BASE_URL) as one,
+        TestClient(create_app(second), base_url=BASE_URL) as two,
+    ):
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        names_one = [tool["name"] for tool in one.post("/mcp", json=message).json()["result"]["tools"]]
+        names_two = [tool["name"] for tool in two.post("/mcp", json=message).json()["result"]["tools"]]
+
+    assert names_one == ["first"]
+    assert names_two == ["second"]
+
+
+def test_create_app_refuses_a_runtime_without_a_registry() -> None:
+    with pytest.raises(ValueError, match=r"^invalid MCP runtime$"):
+        create_app(types.SimpleNamespace(registry={"tools": []}))
