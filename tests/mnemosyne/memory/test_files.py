@@ -1,0 +1,378 @@
+"""Filesystem primitives: candidate rules, the walk, bounded reads, temp files, directories."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, SourceUnavailable
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Path:
+    directory = tmp_path / "scope"
+    directory.mkdir()
+    return directory
+
+
+def _touch(path: Path, data: bytes = b"{}") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def _walk(
+    start: Path, max_depth: int = 4, *, report_too_deep: bool = True, limit: int = 1000
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    skipped: list[str] = []
+    fd = files.open_directory(start)
+    with files.closing_fd(fd):
+        found = files.walk(
+            fd, max_depth, report_too_deep=report_too_deep, on_skip=skipped.append, limit=limit
+        )
+    return [candidate.parts for candidate in found], skipped
+
+
+def _read(path: Path) -> files.FileContent:
+    fd = files.open_directory(path.parent)
+    with files.closing_fd(fd):
+        return files.read_file_at(fd, path.name)
+
+
+# --- candidates and the walk ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("x.json", True),
+        (".hidden.json", True),
+        ("a.b.json", True),
+        (".json", False),
+        ("x.JSON", False),
+        ("x.json.tmp", False),
+        (".mem_0123.abcdefgh.tmp", False),
+        ("x.json.", False),
+        ("json", False),
+    ],
+)
+def test_candidate_names_need_a_final_json_suffix(name: str, expected: bool) -> None:
+    assert files.is_candidate_name(name) is expected
+
+
+def test_walk_is_depth_first_in_code_point_order(start: Path) -> None:
+    for name in ("b.json", "B.json", "a.json", "\u00e9.json", "_.json", "a/x.json", "a/A.json"):
+        _touch(start / name)
+
+    found, skipped = _walk(start)
+
+    assert found == [
+        ("B.json",),
+        ("_.json",),
+        ("a", "A.json"),
+        ("a", "x.json"),
+        ("a.json",),
+        ("b.json",),
+        ("\u00e9.json",),
+    ]
+    assert skipped == []
+
+
+def test_walk_silently_ignores_files_that_are_not_candidates(start: Path) -> None:
+    os.mkfifo(start / "fifo.json")
+    for name in ("x.JSON", ".json", "notes.txt", ".mem_1.abcdefgh.tmp", "x.json.tmp"):
+        _touch(start / name)
+    _touch(start / "folder.json" / "inner.json")
+
+    found, skipped = _walk(start)
+
+    assert found == [("folder.json", "inner.json")]
+    assert skipped == []
+
+
+def test_walk_reports_every_symlink_and_never_follows_it(start: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    _touch(outside / "secret.json")
+    _touch(start / "real.json")
+    (start / "dir-link").symlink_to(outside, target_is_directory=True)
+    (start / "file-link.json").symlink_to(start / "real.json")
+    (start / "dangling.txt").symlink_to(tmp_path / "nowhere")
+
+    found, skipped = _walk(start)
+
+    assert found == [("real.json",)]
+    assert skipped == ["symlink", "symlink", "symlink"]
+
+
+def test_walk_enters_directories_only_below_the_maximum_depth(start: Path) -> None:
+    _touch(start / "a/b/c/d/found.json")
+    _touch(start / "a/b/c/d/e/lost.json")
+    _touch(start / "a/b/c/d/f/lost.json")
+
+    found, skipped = _walk(start, 4)
+
+    assert found == [("a", "b", "c", "d", "found.json")]
+    assert skipped == ["too_deep", "too_deep"]
+
+
+def test_walk_at_depth_zero_skips_subdirectories_silently_when_asked(start: Path) -> None:
+    _touch(start / "top.json")
+    _touch(start / "sub" / "inner.json")
+
+    assert _walk(start, 0, report_too_deep=False) == ([("top.json",)], [])
+    assert _walk(start, 0, report_too_deep=True) == ([("top.json",)], ["too_deep"])
+
+
+def test_walk_records_the_lstat_identity_of_each_candidate(start: Path) -> None:
+    path = _touch(start / "x.json", b"12345")
+    fd = files.open_directory(start)
+    with files.closing_fd(fd):
+        (candidate,) = files.walk(fd, 4, report_too_deep=True, on_skip=print)
+    assert candidate.identity == files.identity_of(path.lstat())
+
+
+def test_walk_counts_every_candidate_against_the_limit(start: Path) -> None:
+    for index in range(5):
+        _touch(start / f"{index}.json", b"not json at all")
+
+    assert len(_walk(start, limit=5)[0]) == 5
+    with pytest.raises(CandidateLimitExceeded):
+        _walk(start, limit=4)
+
+
+def test_walk_fails_when_a_directory_cannot_be_listed(
+    start: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _touch(start / "x.json")
+
+    def refuse(_: object) -> None:
+        raise PermissionError("denied")
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    with pytest.raises(SourceUnavailable):
+        _walk(start)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def test_read_accepts_exactly_the_size_limit(start: Path) -> None:
+    path = _touch(start / "x.json", b"a" * files.MAX_RECORD_BYTES)
+    content = _read(path)
+    assert len(content.data) == files.MAX_RECORD_BYTES
+    assert content.identity == files.identity_of(path.lstat())
+
+
+def test_read_refuses_an_oversized_file_before_reading_it(
+    start: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _touch(start / "x.json", b"a" * (files.MAX_RECORD_BYTES + 1))
+    reads: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, size: int) -> bytes:
+        reads.append(size)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(os, "read", counting_read)
+    with pytest.raises(files.EntrySkipped) as skipped:
+        _read(path)
+    assert skipped.value.reason == "oversized"
+    assert skipped.value.identity == files.identity_of(path.lstat())
+    assert reads == []
+
+
+def test_read_stops_one_byte_past_the_limit_when_the_file_grows(
+    start: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _touch(start / "x.json", b"a" * (3 * files.MAX_RECORD_BYTES))
+    real_fstat = os.fstat
+    reads: list[int] = []
+    real_read = os.read
+
+    def stale_fstat(fd: int) -> os.stat_result:
+        values = list(real_fstat(fd))
+        values[stat.ST_SIZE] = 10
+        return os.stat_result(values)
+
+    def counting_read(fd: int, size: int) -> bytes:
+        data = real_read(fd, size)
+        reads.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "fstat", stale_fstat)
+    monkeypatch.setattr(os, "read", counting_read)
+    with pytest.raises(files.EntrySkipped) as skipped:
+        _read(path)
+    assert skipped.value.reason == "oversized"
+    assert sum(reads) == files.MAX_RECORD_BYTES + 1
+
+
+def test_read_never_follows_a_symlink(start: Path) -> None:
+    target = _touch(start / "target.txt")
+    (start / "link.json").symlink_to(target)
+    with pytest.raises(files.EntrySkipped) as skipped:
+        _read(start / "link.json")
+    assert skipped.value.reason == "symlink"
+
+
+def test_read_refuses_a_symlinked_directory_component(start: Path, tmp_path: Path) -> None:
+    _touch(tmp_path / "outside" / "x.json")
+    (start / "ns").symlink_to(tmp_path / "outside", target_is_directory=True)
+    fd = files.open_directory(start)
+    with files.closing_fd(fd), pytest.raises(files.EntrySkipped) as skipped:
+        files.read_candidate(fd, ("ns", "x.json"))
+    assert skipped.value.reason == "symlink"
+
+
+def test_read_of_a_fifo_is_unreadable_and_does_not_block(start: Path) -> None:
+    os.mkfifo(start / "pipe.json")
+    with pytest.raises(files.EntrySkipped) as skipped:
+        _read(start / "pipe.json")
+    assert skipped.value.reason == "unreadable"
+    assert skipped.value.identity is None
+
+
+def test_read_of_a_missing_file_is_unreadable(start: Path) -> None:
+    with pytest.raises(files.EntrySkipped) as skipped:
+        _read(start / "gone.json")
+    assert skipped.value.reason == "unreadable"
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def test_write_temp_creates_a_hidden_private_file(start: Path) -> None:
+    old_umask = os.umask(0)
+    try:
+        fd = files.open_directory(start)
+        with files.closing_fd(fd):
+            name = files.write_temp(fd, "mem_x", b"payload")
+    finally:
+        os.umask(old_umask)
+
+    assert name.startswith(".mem_x.") and name.endswith(".tmp")
+    assert len(name) == len(".mem_x.") + 8 + len(".tmp")
+    assert stat.S_IMODE((start / name).stat().st_mode) == 0o600
+    assert (start / name).read_bytes() == b"payload"
+    assert not files.is_candidate_name(name)
+
+
+def test_write_temp_removes_its_file_when_writing_fails(
+    start: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(fd: int) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", fail)
+    fd = files.open_directory(start)
+    with files.closing_fd(fd), pytest.raises(OSError):
+        files.write_temp(fd, "mem_x", b"payload")
+    assert list(start.iterdir()) == []
+
+
+def test_leftover_cleanup_removes_only_temp_files(start: Path) -> None:
+    _touch(start / ".mem_abc.a1b2c3d4.tmp")
+    _touch(start / ".legacy.id.zzzzzzzz.tmp")
+    keep = ["record.json", "notes.tmp", ".mem_abc.short.tmp", ".mem_abc.ABCDEFGH.tmp"]
+    for name in keep:
+        _touch(start / name)
+    (start / ".dir.abcdefgh.tmp").mkdir()
+    (start / ".link.abcdefgh.tmp").symlink_to(start / "record.json")
+
+    fd = files.open_directory(start)
+    with files.closing_fd(fd):
+        files.remove_leftover_temps(fd)
+
+    remaining = sorted(path.name for path in start.iterdir())
+    assert remaining == sorted([*keep, ".dir.abcdefgh.tmp", ".link.abcdefgh.tmp"])
+
+
+# --- directories -----------------------------------------------------------------------------
+
+
+def test_directory_chain_creates_private_directories_and_syncs_parents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(files, "_fsync_directory", synced.append)
+    existing = tmp_path / "existing"
+    existing.mkdir(mode=0o755)
+    os.chmod(existing, 0o755)
+    root = existing / "a" / "b" / "memory"
+
+    files.make_directory_chain(str(root))
+
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o755
+    for path in (existing / "a", existing / "a" / "b", root):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o700 & ~_umask()
+    assert len(synced) == 3
+    files.make_directory_chain(str(root))
+    assert len(synced) == 3
+
+
+def test_directory_chain_refuses_symlinks_and_files(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    _touch(tmp_path / "file")
+
+    for path in ("link", "dangling/memory", "file", "file/memory"):
+        with pytest.raises(SourceUnavailable):
+            files.make_directory_chain(str(tmp_path / path))
+
+
+def test_directory_chain_accepts_a_symlinked_ancestor(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    files.make_directory_chain(str(tmp_path / "link" / "memory"))
+    assert (real / "memory").is_dir()
+
+
+def test_subdirectory_is_created_once_and_existing_ones_are_left_alone(start: Path) -> None:
+    (start / "kept").mkdir(mode=0o755)
+    os.chmod(start / "kept", 0o755)
+    (start / "link").symlink_to(start / "kept", target_is_directory=True)
+    _touch(start / "file")
+    fd = files.open_directory(start)
+    with files.closing_fd(fd):
+        os.close(files.open_or_make_subdirectory(fd, "kept"))
+        os.close(files.open_or_make_subdirectory(fd, "new"))
+        for name in ("link", "file"):
+            with pytest.raises(SourceUnavailable):
+                files.open_or_make_subdirectory(fd, name)
+
+    assert stat.S_IMODE((start / "kept").stat().st_mode) == 0o755
+    assert stat.S_IMODE((start / "new").stat().st_mode) == 0o700 & ~_umask()
+
+
+def test_a_mkdir_race_is_accepted_only_for_a_real_directory(
+    start: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_mkdir = os.mkdir
+
+    def racing_mkdir(name: str, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        if name == "won":
+            real_mkdir(name, mode, dir_fd=dir_fd)
+        else:
+            os.symlink("/", name, dir_fd=dir_fd)
+        raise FileExistsError(name)
+
+    monkeypatch.setattr(os, "mkdir", racing_mkdir)
+    fd = files.open_directory(start)
+    with files.closing_fd(fd):
+        os.close(files.open_or_make_subdirectory(fd, "won"))
+        with pytest.raises(SourceUnavailable):
+            files.open_or_make_subdirectory(fd, "lost")
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
