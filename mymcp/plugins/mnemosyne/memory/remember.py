@@ -1,0 +1,190 @@
+"""Remembering: turn a validated draft into a new record, unless an equal one already exists.
+
+The content policy looks at the draft before anything on disk is touched. Then, inside one
+critical section of the memory root (shared by threads and processes), the scope is
+searched for a record with the same identity and, when there is none, the new record is
+published. Two identical drafts racing each other therefore produce exactly one file.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final, Protocol
+
+from mymcp.plugins.mnemosyne.memory import policy
+from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
+from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
+from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
+from mymcp.plugins.mnemosyne.memory.values import format_timestamp, is_canonical_id
+from mymcp.plugins.mnemosyne.memory.vocabulary import (
+    LifecycleState,
+    MemoryKind,
+    Origin,
+    RecordedVia,
+    Scope,
+)
+
+__all__ = [
+    "ALREADY_EXISTS",
+    "EXISTING_ARCHIVED",
+    "REMEMBERED",
+    "Draft",
+    "Remembered",
+    "duplicate_key",
+    "new_memory_id",
+    "remember",
+]
+
+REMEMBERED: Final = "remembered"
+ALREADY_EXISTS: Final = "already_exists"
+EXISTING_ARCHIVED: Final = "existing_archived"
+
+# Stand-ins of the same length as the real values, to check a draft before the lock.
+_PLACEHOLDER_ID: Final = "mem_" + "0" * 32
+_PLACEHOLDER_TIME: Final = "2000-01-01T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A memory as the caller proposed it, every value already normalized."""
+
+    scope: Scope
+    namespace: Namespace
+    collection: Collection | None
+    kind: MemoryKind
+    language: str
+    title: str | None
+    content: str
+    tags: tuple[str, ...]
+    origin: Origin
+    occurred_at: str | None
+
+    def record(self, memory_id: str, now: str) -> CanonicalRecord:
+        """The first revision of the record this draft becomes."""
+        return CanonicalRecord(
+            id=memory_id,
+            scope=self.scope,
+            namespace=self.namespace,
+            collection=self.collection,
+            kind=self.kind,
+            language=self.language,
+            title=self.title,
+            content=self.content,
+            tags=self.tags,
+            origin=self.origin,
+            recorded_via=RecordedVia.MEMORY_REMEMBER,
+            state=LifecycleState.ACTIVE,
+            revision=1,
+            created_at=now,
+            updated_at=now,
+            occurred_at=self.occurred_at,
+        )
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The outcome: ``remembered`` with the new record, or the duplicate that was found."""
+
+    status: str
+    record: CanonicalRecord
+
+
+class _Identified(Protocol):
+    @property
+    def scope(self) -> Scope: ...
+    @property
+    def namespace(self) -> Namespace: ...
+    @property
+    def collection(self) -> Collection | None: ...
+    @property
+    def kind(self) -> MemoryKind: ...
+    @property
+    def occurred_at(self) -> str | None: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+
+def duplicate_key(memory: _Identified) -> tuple[object, ...]:
+    """What two memories must share to be the same memory.
+
+    Language, labels and origin are left out; tags count as a set, ignoring order and case.
+    """
+    return (
+        memory.scope,
+        memory.namespace.kind,
+        memory.namespace.id,
+        None if memory.collection is None else memory.collection.id,
+        memory.kind,
+        memory.occurred_at,
+        memory.title,
+        memory.content,
+        tuple(sorted(tag.casefold() for tag in memory.tags)),
+    )
+
+
+def new_memory_id() -> str:
+    """A fresh random canonical memory ID."""
+    memory_id = "mem_" + uuid.uuid4().hex
+    if not is_canonical_id(memory_id):
+        raise MnemosyneError()
+    return memory_id
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def remember(
+    store: MemoryStore,
+    root: Path,
+    draft: Draft,
+    *,
+    clock: Callable[[], datetime] = _utc_now,
+) -> Remembered:
+    """Store ``draft`` as a new record below ``root``, or report the equal record found.
+
+    Raises ContentRefused (policy), InvalidRequest (a draft that cannot be serialized),
+    CandidateLimitExceeded, SourceUnavailable, Conflict (``write_conflict``) and
+    MnemosyneError when the published record cannot be read back.
+    """
+    policy.check_values(
+        policy.remember_values(
+            draft.namespace.id,
+            draft.namespace.label,
+            None if draft.collection is None else draft.collection.id,
+            None if draft.collection is None else draft.collection.label,
+            draft.title,
+            draft.content,
+            draft.tags,
+        )
+    )
+    encode_record(draft.record(_PLACEHOLDER_ID, _PLACEHOLDER_TIME))
+    with store.lock(root):
+        existing = _find_duplicate(store.recall_scan(root, draft.scope), draft)
+        if existing is not None:
+            status = (
+                ALREADY_EXISTS if existing.state is LifecycleState.ACTIVE else EXISTING_ARCHIVED
+            )
+            return Remembered(status, existing)
+        record = draft.record(new_memory_id(), format_timestamp(clock()))
+        stored = store.create(root, record)
+    if not isinstance(stored.record, CanonicalRecord):
+        raise MnemosyneError()
+    return Remembered(REMEMBERED, stored.record)
+
+
+def _find_duplicate(found: list[StoredRecord], draft: Draft) -> CanonicalRecord | None:
+    wanted = duplicate_key(draft)
+    for stored in found:
+        record = stored.record
+        if isinstance(record, CanonicalRecord) and duplicate_key(record) == wanted:
+            return record
+    return None
