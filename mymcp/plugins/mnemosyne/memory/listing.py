@@ -1,0 +1,248 @@
+"""The listing service: a complete, totally ordered inventory of one selection, in pages.
+
+Each page is served from one scan of the selected container (the store's stat-validated
+cache, so unchanged files are neither read nor hashed again) plus the page itself. The
+ordered view of a selection (sort order, inspectability and the rendered snapshot) depends
+only on the scanned records, so it is remembered for the exact set of records it was built
+from and reused by the following pages of the same walk.
+
+Order: version 1 records first, by ID and then by their scope-relative path (duplicate
+legacy IDs stay separate items and are marked ``ambiguous``); then version 2 records by
+namespace, collectionless before collected, collection and ID. Strings compare by code
+point.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from mymcp.plugins.mnemosyne.memory import cursors
+from mymcp.plugins.mnemosyne.memory.errors import SourceUnavailable
+from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, LegacyRecord
+from mymcp.plugins.mnemosyne.memory.store import CollectionMode, StoredRecord
+from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+
+__all__ = [
+    "AMBIGUOUS",
+    "DEFAULT_PAGE_SIZE",
+    "EXACT",
+    "ListRequest",
+    "ListedItem",
+    "Page",
+    "Selector",
+    "list_page",
+]
+
+DEFAULT_PAGE_SIZE = 50
+EXACT = "exact"
+AMBIGUOUS = "ambiguous"
+
+CollectionSelection = Literal["all", "collectionless", "exact"]
+_STORE_MODES: dict[CollectionSelection, CollectionMode] = {
+    "all": "all",
+    "collectionless": "none",
+    "exact": "exact",
+}
+_MEMO_SIZE = 8
+
+
+class ListingStore(Protocol):
+    def list_scan(
+        self,
+        root: Path,
+        scope: Scope,
+        namespace_id: str | None,
+        collection_mode: CollectionMode,
+        collection_id: str | None,
+    ) -> list[StoredRecord]: ...
+
+
+@dataclass(frozen=True)
+class Selector:
+    """What to list: a whole scope, a namespace, or one collection mode within it."""
+
+    scope: Scope
+    namespace_id: str | None = None
+    collection: CollectionSelection = "all"
+    collection_id: str | None = None
+
+    def canonical(self) -> dict[str, object]:
+        return {
+            "scope": self.scope.value,
+            "namespace_id": self.namespace_id,
+            "collection_mode": self.collection,
+            "collection_id": self.collection_id,
+        }
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    """A validated request: a first page (``page_size``) or a continuation (``cursor``)."""
+
+    selector: Selector
+    page_size: int = DEFAULT_PAGE_SIZE
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class ListedItem:
+    stored: StoredRecord
+    inspectability: str
+
+
+@dataclass(frozen=True)
+class Page:
+    items: tuple[ListedItem, ...]
+    number: int
+    total_count: int
+    total_pages: int
+    next_cursor: str | None
+
+    @property
+    def truncated(self) -> bool:
+        return self.next_cursor is not None
+
+
+def list_page(store: ListingStore, root: Path, request: ListRequest) -> Page:
+    """One page of the selection; the whole page or an error, never a partial inventory.
+
+    Raises ``invalid_cursor`` / ``stale_cursor`` for a continuation that cannot be served,
+    and the store's errors for an unavailable or overfull container.
+    """
+    selector = request.selector
+    selector_digest = cursors.selector_digest(selector.canonical())
+    cursor = None
+    if request.cursor is not None:
+        cursor = cursors.open_cursor(request.cursor, selector_digest)
+    view = _view(selector, _scan(store, root, selector))
+    offset, size = 0, request.page_size
+    if cursor is not None:
+        offset = cursor.resume(view.digest(), view.total)
+        size = cursor.page_size
+    end = offset + size
+    next_cursor = None
+    if end < view.total:
+        next_cursor = cursors.issue_cursor(selector_digest, view.digest(), end, size)
+    return Page(
+        items=view.items[offset:end],
+        number=offset // size + 1,
+        total_count=view.total,
+        total_pages=math.ceil(view.total / size),
+        next_cursor=next_cursor,
+    )
+
+
+def _scan(store: ListingStore, root: Path, selector: Selector) -> list[StoredRecord]:
+    try:
+        return store.list_scan(
+            root,
+            selector.scope,
+            selector.namespace_id,
+            _STORE_MODES[selector.collection],
+            selector.collection_id,
+        )
+    except OSError as exc:
+        raise SourceUnavailable() from exc
+
+
+# --- the ordered view ----------------------------------------------------------------------
+
+
+@dataclass
+class _View:
+    """The ordered selection with its inspectability, and its snapshot fingerprint."""
+
+    items: tuple[ListedItem, ...]
+    _snapshot: bytes | None = field(default=None, repr=False)
+
+    @property
+    def total(self) -> int:
+        return len(self.items)
+
+    def digest(self) -> str:
+        if self._snapshot is None:
+            self._snapshot = cursors.canonical_json([_snapshot_entry(i.stored) for i in self.items])
+        return cursors.snapshot_digest(self._snapshot)
+
+
+class _Memo:
+    """A small LRU of views, keyed by the selector and the exact scanned record objects.
+
+    The store hands out the same :class:`StoredRecord` object for as long as a file is
+    unchanged, so an identical tuple means identical records; holding the objects in the
+    key keeps their identities from being reused.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._views: OrderedDict[tuple[object, ...], _View] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> _View | None:
+        with self._lock:
+            view = self._views.get(key)
+            if view is not None:
+                self._views.move_to_end(key)
+            return view
+
+    def put(self, key: tuple[object, ...], view: _View) -> None:
+        with self._lock:
+            self._views[key] = view
+            self._views.move_to_end(key)
+            while len(self._views) > self._size:
+                self._views.popitem(last=False)
+
+
+_memo = _Memo(_MEMO_SIZE)
+
+
+def _view(selector: Selector, scanned: list[StoredRecord]) -> _View:
+    key = (selector, tuple(scanned))
+    view = _memo.get(key)
+    if view is None:
+        view = _build_view(selector, scanned)
+        _memo.put(key, view)
+    return view
+
+
+def _build_view(selector: Selector, scanned: list[StoredRecord]) -> _View:
+    selected = scanned
+    if selector.namespace_id is not None:
+        selected = [s for s in scanned if isinstance(s.record, CanonicalRecord)]
+    ordered = sorted(selected, key=_order_key)
+    legacy_ids = Counter(s.record.id for s in ordered if isinstance(s.record, LegacyRecord))
+    items = tuple(ListedItem(s, _inspectability(s, legacy_ids)) for s in ordered)
+    return _View(items)
+
+
+def _inspectability(stored: StoredRecord, legacy_ids: Counter[str]) -> str:
+    if isinstance(stored.record, LegacyRecord) and legacy_ids[stored.record.id] > 1:
+        return AMBIGUOUS
+    return EXACT
+
+
+def _order_key(stored: StoredRecord) -> tuple[object, ...]:
+    record = stored.record
+    if isinstance(record, LegacyRecord):
+        return (1, record.id, stored.scope_path)
+    collection = record.collection
+    if collection is None:
+        return (2, record.namespace.id, 0, "", record.id)
+    return (2, record.namespace.id, 1, collection.id, record.id)
+
+
+def _snapshot_entry(stored: StoredRecord) -> list[object]:
+    return [_identity(stored), "/".join(stored.parts), stored.digest]
+
+
+def _identity(stored: StoredRecord) -> list[object]:
+    record = stored.record
+    if isinstance(record, LegacyRecord):
+        return [1, record.id]
+    collection_id = None if record.collection is None else record.collection.id
+    return [2, record.namespace.id, collection_id, record.id]

@@ -1,0 +1,243 @@
+"""memory_list: a complete, paged inventory of one scope, namespace or collection."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+from mymcp.plugin.contracts import ConsentRequirement
+from mymcp.plugins.mnemosyne.memory.cursors import MAX_CURSOR_LENGTH
+from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.listing import (
+    DEFAULT_PAGE_SIZE,
+    ListedItem,
+    ListRequest,
+    Page,
+    Selector,
+    list_page,
+)
+from mymcp.plugins.mnemosyne.memory.records import LegacyRecord
+from mymcp.plugins.mnemosyne.memory.values import is_identifier
+from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, Payload, ToolCall
+
+MAX_PAGE_SIZE = 100
+_ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
+
+_COMBINATIONS = (
+    "Valid argument combinations: (1) scope, optionally with page_size; "
+    "(2) scope and namespace_id, optionally with collection_id and page_size; "
+    "(3) scope and cursor; "
+    "(4) scope, namespace_id and cursor, optionally with collection_id."
+)
+
+_DESCRIPTION = (
+    "Inventory of the memories stored in one scope, one namespace, or one collection of a "
+    "namespace, returned in pages. The order is fixed and complete: legacy (schema version 1) "
+    "records first, by ID, then canonical (schema version 2) records by namespace, "
+    "collectionless before collected, collection and ID. Archived records are included. Each "
+    "item gives the exact reference to pass to memory_inspect, the title, whether that "
+    "reference is exact or ambiguous (a legacy ID used more than once) and, for version 2, the "
+    "kind and lifecycle state. Read-only: nothing is created or changed, and no content, "
+    "paths or ranking are returned. While page.truncated is true, ask for the next page with "
+    "page.next_cursor and the same selector; a stale_cursor conflict means the listed memories "
+    "changed (or the server restarted), so start a new listing. " + _COMBINATIONS
+)
+
+_SCOPE_DESCRIPTION = (
+    f"{schemas.scope_catalogue()}. Alone, lists the whole scope (legacy and canonical records). "
+    + _COMBINATIONS
+)
+
+_NAMESPACE_DESCRIPTION = (
+    "Namespace to list; only canonical (version 2) records are selected once it is given. "
+    "Omit it for a scope-wide listing. It is required whenever collection_id is sent, and a "
+    "continuation must send it again exactly as in the first request."
+)
+
+_COLLECTION_DESCRIPTION = (
+    "Only together with namespace_id. Omitted: the whole namespace (records with and without "
+    "a collection). null: only the namespace's records without a collection. A string: "
+    'exactly that collection (the string "null" is an ordinary collection ID). A '
+    "continuation must repeat it exactly, including whether it was sent at all."
+)
+
+_PAGE_SIZE_DESCRIPTION = (
+    f"Items per page, 1 to {MAX_PAGE_SIZE} ({DEFAULT_PAGE_SIZE} when omitted). First requests "
+    "only: the cursor carries the page size of every later page, so never send page_size "
+    "together with cursor."
+)
+
+_CURSOR_DESCRIPTION = (
+    f"page.next_cursor from the previous page: an opaque string of at most {MAX_CURSOR_LENGTH} "
+    "characters. Send it with exactly the same scope, namespace_id and collection_id as the "
+    "first request and without page_size. It stops working when the listed records change "
+    "or the server restarts."
+)
+
+INPUT_SCHEMA: schemas.Schema = {
+    "type": "object",
+    "properties": {
+        "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
+        "namespace_id": {**schemas.identifier(), "description": _NAMESPACE_DESCRIPTION},
+        "collection_id": {
+            "description": _COLLECTION_DESCRIPTION,
+            **schemas.nullable_identifier(),
+        },
+        "page_size": {
+            "type": "integer",
+            "description": _PAGE_SIZE_DESCRIPTION,
+            "minimum": 1,
+            "maximum": MAX_PAGE_SIZE,
+            "default": DEFAULT_PAGE_SIZE,
+        },
+        "cursor": {"type": "string", "description": _CURSOR_DESCRIPTION, "minLength": 1},
+    },
+    "required": ["scope"],
+    "additionalProperties": False,
+}
+
+_MESSAGES = {
+    "invalid_request": "request is invalid",
+    "invalid_scope": "scope is invalid",
+    "invalid_namespace": "namespace_id is invalid",
+    "invalid_collection": "collection_id is invalid",
+    "invalid_cursor": "cursor is invalid",
+    "invalid_page_size": f"page_size must be an integer from 1 through {MAX_PAGE_SIZE}",
+    "stale_cursor": "cursor is stale; start a new listing",
+    "candidate_limit_exceeded": (
+        "selected memory container contains more than 1000 candidate files"
+    ),
+    "memory_source_unavailable": "memory could not be listed",
+}
+
+
+# --- arguments, in the contract's validation order -----------------------------------------
+
+
+def _fail(code: str, field: str) -> NoReturn:
+    raise InvalidRequest(code, field=field)
+
+
+def parse_arguments(arguments: Mapping[str, Any], call: ToolCall) -> ListRequest:
+    """The typed request, or the first validation failure (noting the log fields as known)."""
+    if not _ARGUMENTS.issuperset(arguments):
+        call.note(namespace_selector_present=False, collection_selector_present=False)
+        _fail("invalid_request", "request")
+    flags = {
+        "namespace_selector_present": "namespace_id" in arguments,
+        "collection_selector_present": "collection_id" in arguments,
+    }
+    scope = arguments.get("scope")
+    if not isinstance(scope, str) or scope not in schemas.SCOPE_VALUES:
+        call.note(**flags)
+        _fail("invalid_scope", "scope")
+    call.note(scope=scope, **flags)
+    selector = _selector(Scope(scope), arguments)
+    if "cursor" in arguments:
+        return ListRequest(selector, cursor=_cursor(arguments))
+    return ListRequest(selector, page_size=_page_size(arguments))
+
+
+def _selector(scope: Scope, arguments: Mapping[str, Any]) -> Selector:
+    if "namespace_id" not in arguments:
+        if "collection_id" in arguments:
+            _fail("invalid_collection", "collection_id")
+        return Selector(scope)
+    namespace_id = arguments["namespace_id"]
+    if not is_identifier(namespace_id):
+        _fail("invalid_namespace", "namespace_id")
+    if "collection_id" not in arguments:
+        return Selector(scope, namespace_id)
+    collection_id = arguments["collection_id"]
+    if collection_id is None:
+        return Selector(scope, namespace_id, "collectionless")
+    if not is_identifier(collection_id):
+        _fail("invalid_collection", "collection_id")
+    return Selector(scope, namespace_id, "exact", collection_id)
+
+
+def _cursor(arguments: Mapping[str, Any]) -> str:
+    cursor = arguments["cursor"]
+    if "page_size" in arguments or not isinstance(cursor, str):
+        _fail("invalid_cursor", "cursor")
+    if not 0 < len(cursor) <= MAX_CURSOR_LENGTH:
+        _fail("invalid_cursor", "cursor")
+    return cursor
+
+
+def _page_size(arguments: Mapping[str, Any]) -> int:
+    size = arguments.get("page_size", DEFAULT_PAGE_SIZE)
+    if type(size) is not int or not 1 <= size <= MAX_PAGE_SIZE:
+        _fail("invalid_page_size", "page_size")
+    return size
+
+
+# --- the result ----------------------------------------------------------------------------
+
+
+def _item(item: ListedItem, scope: Scope) -> Payload:
+    record = item.stored.record
+    if isinstance(record, LegacyRecord):
+        reference: Payload = {"schema_version": 1, "scope": scope.value, "id": record.id}
+        return {
+            "reference": reference,
+            "title": record.title,
+            "inspectability": item.inspectability,
+        }
+    collection_id = None if record.collection is None else record.collection.id
+    return {
+        "reference": {
+            "schema_version": 2,
+            "scope": record.scope.value,
+            "namespace_id": record.namespace.id,
+            "collection_id": collection_id,
+            "id": record.id,
+        },
+        "title": record.title,
+        "inspectability": item.inspectability,
+        "kind": record.kind.value,
+        "lifecycle": {"state": record.state.value},
+    }
+
+
+def _payload(page: Page, scope: Scope) -> Payload:
+    return {
+        "status": "ok",
+        "memories": [_item(item, scope) for item in page.items],
+        "page": {
+            "number": page.number,
+            "count": len(page.items),
+            "total_count": page.total_count,
+            "total_pages": page.total_pages,
+            "truncated": page.truncated,
+            "next_cursor": page.next_cursor,
+        },
+    }
+
+
+def _handle(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
+    request = parse_arguments(arguments, call)
+    page = list_page(call.store, call.memory_root(), request)
+    call.note(
+        returned_count=len(page.items),
+        total_count=page.total_count,
+        page_number=page.number,
+        truncated=page.truncated,
+    )
+    return _payload(page, request.selector.scope)
+
+
+TOOL = MemoryTool(
+    name="memory_list",
+    title="List memories",
+    description=_DESCRIPTION,
+    input_schema=INPUT_SCHEMA,
+    effects=READS,
+    consent=ConsentRequirement.NONE,
+    handler=_handle,
+    messages=_MESSAGES,
+    failure_message="memory could not be listed",
+    gate=None,
+)
