@@ -146,6 +146,9 @@ class PluginContractError(ValueError):
         self.message = _DEFAULT_MESSAGES[self.code] if message is None else message
         super().__init__(self.message)
 
+    def __reduce__(self) -> tuple[type[PluginContractError], tuple[str, str]]:
+        return (type(self), (self.code, self.message))
+
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -399,36 +402,36 @@ def _check_counts(capabilities: tuple[object, ...], secret_references: tuple[obj
 
 # --- configuration schema ----------------------------------------------------------------
 
-_SchemaFail = _Code.MANIFEST_CONFIGURATION_SCHEMA_INVALID
+_SCHEMA_INVALID = _Code.MANIFEST_CONFIGURATION_SCHEMA_INVALID
 
 
 def _configuration(value: object) -> ConfigurationDeclaration:
     configuration = _closed_object(value, ("schema_version", "schema"))
     schema_version = configuration["schema_version"]
     if not (_is_integer(schema_version) and schema_version == CONFIGURATION_SCHEMA_VERSION):
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     root = _schema_node(configuration["schema"], level=1)
     if not isinstance(root, ObjectSchemaNode):
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     return ConfigurationDeclaration(CONFIGURATION_SCHEMA_VERSION, root)
 
 
 def _schema_node(value: object, *, level: int) -> ConfigurationSchemaNode:
     if level > MAX_SCHEMA_DEPTH or not _is_object(value):
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     if any(key not in _SCHEMA_NODE_KEYS for key in value):
         _fail(_Code.MANIFEST_UNKNOWN_FIELD)
     if "type" not in value:
         _fail(_Code.MANIFEST_MISSING_FIELD)
     kind = value["type"]
     if not (isinstance(kind, str) and kind in _SCHEMA_TYPE_VALUES):
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     if kind == SchemaType.OBJECT:
         return _object_node(value, level)
     if kind == SchemaType.ARRAY:
         _only_keys(value, ("type", "items"))
         if "items" not in value:
-            _fail(_SchemaFail)
+            _fail(_SCHEMA_INVALID)
         return ArraySchemaNode(_schema_node(value["items"], level=level + 1))
     _only_keys(value, ("type",))
     return ScalarSchemaNode(SchemaType(kind))
@@ -442,23 +445,23 @@ def _only_keys(node: _Object, allowed: tuple[str, ...]) -> None:
 def _object_node(node: _Object, level: int) -> ObjectSchemaNode:
     _only_keys(node, ("type", "properties", "required", "additionalProperties"))
     if "properties" not in node or "additionalProperties" not in node:
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     properties = node["properties"]
     if not (
         _is_object(properties)
         and len(properties) <= MAX_SCHEMA_PROPERTIES
         and all(name for name in properties)
     ):
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     if node["additionalProperties"] is not False:
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     required = node.get("required", [])
     if not (
         isinstance(required, list)
         and all(isinstance(name, str) and name in properties for name in required)
         and len(set(required)) == len(required)
     ):
-        _fail(_SchemaFail)
+        _fail(_SCHEMA_INVALID)
     children = tuple(
         (name, _schema_node(child, level=level + 1)) for name, child in properties.items()
     )
