@@ -943,3 +943,34 @@ def test_create_fails_with_an_internal_error_if_the_file_vanishes(
     with pytest.raises(MnemosyneError) as error:
         store.create(root, _new_record())
     assert error.value.status == "internal_error"
+
+
+def test_racing_replacements_end_with_one_winner_and_one_conflict(
+    root: Path, current: StoredRecord
+) -> None:
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def revise(content: str) -> None:
+        store = MemoryStore()
+        barrier.wait(5)
+        try:
+            store.replace(root, current, _revised(current, content=content))
+            outcomes.append("revised")
+        except Conflict as conflict:
+            outcomes.append(conflict.code)
+
+    threads = [threading.Thread(target=revise, args=(text,)) for text in ("one", "two")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert sorted(outcomes) == ["revised", "revision_conflict"]
+
+
+@pytest.mark.parametrize("bad", ["..", ".", "a/b", ""])
+def test_path_parts_must_be_plain_names(root: Path, store: MemoryStore, bad: str) -> None:
+    with pytest.raises(ValueError):
+        store.load_canonical(root, PROJECT, bad, None, CANONICAL_ID)
+    with pytest.raises(ValueError):
+        store.list_scan(root, PROJECT, bad, "all", None)

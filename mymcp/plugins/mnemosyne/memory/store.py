@@ -144,7 +144,7 @@ class MemoryStore:
 
         A symlink at the scope directory or below raises :class:`SourceUnavailable`.
         """
-        parts = canonical_relative_parts(scope, namespace_id, collection_id, memory_id)
+        parts = _checked(canonical_relative_parts(scope, namespace_id, collection_id, memory_id))
         try:
             root_fd = files.open_directory(root, follow=True)
         except (FileNotFoundError, NotADirectoryError):
@@ -179,7 +179,7 @@ class MemoryStore:
             if collection_id is None:
                 raise ValueError("an exact collection selector needs a collection id")
             names.append(collection_id)
-        start_fd = self._open_list_start(root, names)
+        start_fd = self._open_list_start(root, list(_checked(tuple(names))))
         if start_fd is None:
             return []
         if namespace_id is None:
@@ -209,7 +209,8 @@ class MemoryStore:
         except OSError as exc:
             raise SourceUnavailable() from exc
         held = _held_roots()
-        key = (status.st_dev, status.st_ino)
+        # The pid keeps a forked child from inheriting its parent's hold.
+        key = (os.getpid(), status.st_dev, status.st_ino)
         if key in held:
             os.close(fd)
             yield held[key]
@@ -231,7 +232,7 @@ class MemoryStore:
     def create(self, root: Path, record: CanonicalRecord) -> StoredRecord:
         """Publish a new record file without ever replacing an existing one."""
         payload = encode_record(record)
-        parts = _canonical_parts(record)
+        parts = _checked(_canonical_parts(record))
         with self._locked(root) as root_fd:
             with files.closing_fd(_make_directories(root_fd, parts[:-1])) as dir_fd:
                 files.remove_leftover_temps(dir_fd)
@@ -249,7 +250,7 @@ class MemoryStore:
         if not isinstance(current.record, CanonicalRecord):
             raise NotFound()
         payload = encode_record(new)
-        parts = current.parts
+        parts = _checked(current.parts)
         with self._locked(root) as root_fd:
             on_disk = self._load_exact(root_fd, root, parts, fresh=True)
             if on_disk is None or not isinstance(on_disk.record, CanonicalRecord):
@@ -268,7 +269,7 @@ class MemoryStore:
 
     def delete(self, root: Path, current: StoredRecord) -> None:
         """Remove the file of ``current`` if its bytes are still the ones that were read."""
-        parts = current.parts
+        parts = _checked(current.parts)
         with self._locked(root) as root_fd:
             dir_fd = _open_parent(root_fd, parts)
             if dir_fd is None:
@@ -326,17 +327,21 @@ class MemoryStore:
             report_too_deep=report_too_deep,
             on_skip=lambda reason: _log_skip(scope, reason),
         )
-        cache = self._scope_cache(root, str(scope))
+        base = os.path.abspath(root)
+        cache = self._scope_cache(base, str(scope))
         found: list[StoredRecord] = []
+        keys: set[str] = set()
         for candidate in candidates:
             parts = start_parts + candidate.parts
-            outcome = self._load(cache, root, start_fd, candidate, parts, fresh=False)
+            key = os.path.join(base, *parts)
+            keys.add(key)
+            outcome = self._load(cache, key, start_fd, candidate, parts, fresh=False)
             if isinstance(outcome, StoredRecord):
                 found.append(outcome)
             else:
                 _log_skip(scope, outcome)
         if max_depth == SCOPE_DEPTH and len(start_parts) == 1:
-            self._retain(root, str(scope), cache, [c.parts for c in candidates])
+            self._retain(cache, keys)
         return found
 
     def _load_exact(
@@ -359,8 +364,10 @@ class MemoryStore:
             if not stat.S_ISREG(status.st_mode):
                 return None
             candidate = files.Candidate((parts[-1],), files.identity_of(status))
-            cache = self._scope_cache(root, parts[0])
-            outcome = self._load(cache, root, dir_fd, candidate, parts, fresh=fresh)
+            base = os.path.abspath(root)
+            cache = self._scope_cache(base, parts[0])
+            key = os.path.join(base, *parts)
+            outcome = self._load(cache, key, dir_fd, candidate, parts, fresh=fresh)
         if isinstance(outcome, str):
             _log_skip(parts[0], outcome)
             return None
@@ -369,14 +376,13 @@ class MemoryStore:
     def _load(
         self,
         cache: _ScopeCache,
-        root: Path,
+        key: str,
         dir_fd: int,
         candidate: files.Candidate,
         parts: tuple[str, ...],
         *,
         fresh: bool,
     ) -> Outcome:
-        key = _cache_key(root, parts)
         entry = cache.get(key)
         if entry is not None and not fresh and entry.trusted(candidate.identity):
             return entry.outcome
@@ -400,8 +406,8 @@ class MemoryStore:
 
     # --- cache bookkeeping ---------------------------------------------------------------
 
-    def _scope_cache(self, root: Path, scope: str) -> _ScopeCache:
-        key = _cache_key(root, (scope,))
+    def _scope_cache(self, base: str, scope: str) -> _ScopeCache:
+        key = os.path.join(base, scope)
         with self._mutex:
             cache = self._scopes.pop(key, None)
             if cache is None:
@@ -420,21 +426,15 @@ class MemoryStore:
                 cache.clear()
             cache[key] = entry
 
-    def _retain(
-        self,
-        root: Path,
-        scope: str,
-        cache: _ScopeCache,
-        seen: list[tuple[str, ...]],
-    ) -> None:
+    def _retain(self, cache: _ScopeCache, keys: set[str]) -> None:
         """After a whole-scope walk, forget the files that walk no longer found."""
-        keys = {_cache_key(root, (scope, *parts)) for parts in seen}
         with self._mutex:
             for key in [key for key in cache if key not in keys]:
                 del cache[key]
 
     def _drop(self, root: Path, parts: tuple[str, ...]) -> None:
-        self._store(self._scope_cache(root, parts[0]), _cache_key(root, parts), None)
+        base = os.path.abspath(root)
+        self._store(self._scope_cache(base, parts[0]), os.path.join(base, *parts), None)
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -442,9 +442,9 @@ class MemoryStore:
 _held = threading.local()
 
 
-def _held_roots() -> dict[tuple[int, int], int]:
-    """The roots this thread has locked: (st_dev, st_ino) -> the locked descriptor."""
-    roots: dict[tuple[int, int], int] | None = getattr(_held, "roots", None)
+def _held_roots() -> dict[tuple[int, int, int], int]:
+    """Roots this thread has locked: (pid, st_dev, st_ino) -> the locked descriptor."""
+    roots: dict[tuple[int, int, int], int] | None = getattr(_held, "roots", None)
     if roots is None:
         roots = {}
         _held.roots = roots
@@ -455,8 +455,12 @@ def _log_skip(scope: str, reason: str) -> None:
     logger.warning("skipped scope=%r reason=%r", str(scope), reason)
 
 
-def _cache_key(root: Path, parts: tuple[str, ...]) -> str:
-    return os.path.join(os.path.abspath(root), *parts)
+def _checked(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse anything but plain names (the edges validate; this keeps paths contained)."""
+    for name in parts:
+        if name in ("", ".", "..") or "/" in name or "\0" in name:
+            raise ValueError("path parts must be single names")
+    return parts
 
 
 def _canonical_parts(record: CanonicalRecord) -> tuple[str, ...]:
