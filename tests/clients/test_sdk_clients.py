@@ -1,0 +1,157 @@
+"""The official MCP Python SDK (2.x here, 1.x in an isolated install) against a live server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import mcp
+import pytest
+from mcp.client.streamable_http import streamable_http_client
+
+from mymcp import settings
+from tests.clients.conftest import SHUTDOWN_TIMEOUT, LiveServer, running_server
+from tests.clients.scenario import READ_CALLS, check_report
+
+SDK1_REQUIREMENT = "mcp>=1.9,<2"
+SDK1_SCRIPT = Path(__file__).with_name("sdk1_session.py")
+INSTALL_TIMEOUT = 180
+
+
+async def _sdk2_report(target: Any, mode: str = "auto") -> dict[str, Any]:
+    async with mcp.Client(target, mode=mode) as client:
+        listed = await client.list_tools()
+        calls: dict[str, Any] = {}
+        for label, tool, arguments in READ_CALLS:
+            result = await client.call_tool(tool, arguments)
+            calls[label] = {
+                "isError": result.is_error,
+                "text": result.content[0].text,  # type: ignore[union-attr]
+                "structured": result.structured_content,
+            }
+        info = client.server_info
+        return {
+            "protocolVersion": client.protocol_version,
+            "serverName": info.name if info is not None else None,
+            "tools": [tool.name for tool in listed.tools],
+            "calls": calls,
+        }
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_sdk2_client_lists_and_calls_every_read_tool(live_server: LiveServer, mode: str) -> None:
+    report = anyio.run(_sdk2_report, live_server.url, mode)
+    assert report["protocolVersion"] == "2025-11-25"
+    check_report(report)
+
+
+async def _recorded_exchanges(url: str) -> list[tuple[str, str | None, Any, int]]:
+    exchanges: list[tuple[str, str | None, Any, int]] = []
+
+    async def record(response: httpx2.Response) -> None:
+        request = response.request
+        body = json.loads(request.content) if request.content else None
+        method = body.get("method") if isinstance(body, dict) else None
+        header = request.headers.get("mcp-protocol-version")
+        exchanges.append((request.method, header, method, response.status_code))
+
+    async with httpx2.AsyncClient(event_hooks={"response": [record]}) as http:
+        async with mcp.Client(streamable_http_client(url, http_client=http)) as client:
+            await client.list_tools()
+            await client.call_tool("list_tools", {})
+    return exchanges
+
+
+def test_sdk2_default_mode_probes_discover_then_falls_back_to_initialize(
+    live_server: LiveServer,
+) -> None:
+    exchanges = anyio.run(_recorded_exchanges, live_server.url)
+
+    probe, handshake, *rest = exchanges
+    assert probe[0] == "POST" and probe[2] == "server/discover"
+    assert 400 <= probe[3] < 500 or probe[3] == 200
+    assert handshake == ("POST", None, "initialize", 200)
+    assert [exchange[0] for exchange in rest] == ["POST"] * len(rest)
+    assert [exchange[2] for exchange in rest] == [
+        "notifications/initialized",
+        "tools/list",
+        "tools/call",
+    ]
+    assert [exchange[3] for exchange in rest] == [202, 200, 200]
+    assert {exchange[1] for exchange in rest} == {"2025-11-25"}
+
+
+@pytest.fixture(scope="session")
+def sdk1_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An isolated ``mcp<2`` install (cached in .pytest_cache), for use through PYTHONPATH."""
+    cache = getattr(request.config, "cache", None)
+    base = cache.mkdir("mcp-sdk1") if cache is not None else tmp_path_factory.mktemp("mcp-sdk1")
+    site, marker = base / "site", base / "installed.txt"
+    if marker.is_file() and marker.read_text() == SDK1_REQUIREMENT and site.is_dir():
+        return site
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--upgrade",
+        "--target",
+        str(site),
+        SDK1_REQUIREMENT,
+    ]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        pytest.skip(f"could not install {SDK1_REQUIREMENT} in isolation: {error}")
+    if done.returncode != 0:
+        pytest.skip(f"could not install {SDK1_REQUIREMENT} in isolation: {done.stderr[-800:]}")
+    marker.write_text(SDK1_REQUIREMENT)
+    return site
+
+
+def test_sdk1_streamable_http_client_lists_and_calls_every_read_tool(
+    live_server: LiveServer, sdk1_site: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(sdk1_site), "PYTHONNOUSERSITE": "1"}
+    done = subprocess.run(
+        [sys.executable, str(SDK1_SCRIPT), live_server.url, json.dumps(READ_CALLS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+
+    assert report["sdkVersion"].startswith("1.")
+    assert report["sdkModule"].startswith(str(sdk1_site))
+    assert report["protocolVersion"] in settings.SUPPORTED_PROTOCOL_VERSIONS
+    assert report["protocolVersion"] != settings.PROTOCOL_VERSION
+    check_report(report)
+
+
+def test_server_stops_promptly_on_sigterm_with_clients_connected(tmp_path: Path) -> None:
+    with running_server(tmp_path / "server") as server:
+        with httpx.Client(base_url=server.base_url) as idle:
+            stream = idle.get("/mcp", headers={"accept": "text/event-stream"})
+            assert stream.status_code == 405
+            assert stream.headers["allow"] == "POST"
+            assert idle.get("/health").status_code == 200  # keep-alive connection stays open
+            took = server.stop()
+        assert took < SHUTDOWN_TIMEOUT
+        # A graceful exit: Uvicorn finishes, then re-raises the signal it caught (never a kill).
+        assert server.process.returncode in (0, -signal.SIGTERM), server.log()
+        assert "Finished server process" in server.log()
+        assert "Traceback" not in server.log()
