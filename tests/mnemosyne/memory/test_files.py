@@ -276,20 +276,29 @@ def test_write_temp_removes_its_file_when_writing_fails(
 
 
 def test_leftover_cleanup_removes_only_temp_files(start: Path) -> None:
-    _touch(start / ".mem_abc.a1b2c3d4.tmp")
-    _touch(start / ".legacy.id.zzzzzzzz.tmp")
-    keep = ["record.json", "notes.tmp", ".mem_abc.short.tmp", ".mem_abc.ABCDEFGH.tmp"]
+    memory_id = "mem_" + "0123456789abcdef" * 2
+    _touch(start / f".{memory_id}.a1b2c3d4.tmp")
+    _touch(start / f".{memory_id}.zzzzzzzz.tmp")
+    keep = [
+        "record.json",
+        "notes.tmp",
+        f".{memory_id}.short.tmp",
+        f".{memory_id}.ABCDEFGH.tmp",
+        ".notes.abcdefgh.tmp",
+        f"{memory_id}.abcdefgh.tmp",
+    ]
     for name in keep:
         _touch(start / name)
-    (start / ".dir.abcdefgh.tmp").mkdir()
-    (start / ".link.abcdefgh.tmp").symlink_to(start / "record.json")
+    (start / f".{memory_id}.dir00000.tmp").mkdir()
+    (start / f".{memory_id}.link0000.tmp").symlink_to(start / "record.json")
 
     fd = files.open_directory(start)
     with files.closing_fd(fd):
         files.remove_leftover_temps(fd)
 
     remaining = sorted(path.name for path in start.iterdir())
-    assert remaining == sorted([*keep, ".dir.abcdefgh.tmp", ".link.abcdefgh.tmp"])
+    expected = [*keep, f".{memory_id}.dir00000.tmp", f".{memory_id}.link0000.tmp"]
+    assert remaining == sorted(expected)
 
 
 # --- directories -----------------------------------------------------------------------------

@@ -42,7 +42,8 @@ _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-_TEMP_NAME_RE = re.compile(r"\..+\.[a-z0-9]{8}\.tmp")
+# Temp files are only ever written for canonical IDs; nothing else is cleaned up.
+_TEMP_NAME_RE = re.compile(r"\.mem_[0-9a-f]{32}\.[a-z0-9]{8}\.tmp")
 
 
 class EntrySkipped(Exception):
