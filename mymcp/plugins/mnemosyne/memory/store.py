@@ -194,18 +194,27 @@ class MemoryStore:
     # --- the lock ------------------------------------------------------------------------
 
     @contextmanager
-    def lock(self, root: Path) -> Iterator[None]:
-        """Hold the write lock of ``root`` (creating the root if needed); reentrant."""
-        with self._locked(root):
+    def lock(self, root: Path, *, create: bool = True) -> Iterator[None]:
+        """Hold the write lock of ``root``; reentrant.
+
+        With ``create`` a missing root is created first (remember); without it a missing
+        root raises :class:`NotFound`, so changing an absent record creates nothing.
+        """
+        with self._locked(root, create=create):
             yield
 
     @contextmanager
-    def _locked(self, root: Path) -> Iterator[int]:
+    def _locked(self, root: Path, *, create: bool = True) -> Iterator[int]:
         path = os.path.abspath(root)
-        files.make_directory_chain(path)
+        if create:
+            files.make_directory_chain(path)
         try:
             fd = files.open_directory(path)
             status = os.fstat(fd)
+        except FileNotFoundError as exc:
+            if create:
+                raise SourceUnavailable() from exc
+            raise NotFound() from exc
         except OSError as exc:
             raise SourceUnavailable() from exc
         held = _held_roots()
@@ -251,7 +260,7 @@ class MemoryStore:
             raise NotFound()
         payload = encode_record(new)
         parts = _checked(current.parts)
-        with self._locked(root) as root_fd:
+        with self._locked(root, create=False) as root_fd:
             on_disk = self._load_exact(root_fd, root, parts, fresh=True)
             if on_disk is None or not isinstance(on_disk.record, CanonicalRecord):
                 raise NotFound()
@@ -270,7 +279,7 @@ class MemoryStore:
     def delete(self, root: Path, current: StoredRecord) -> None:
         """Remove the file of ``current`` if its bytes are still the ones that were read."""
         parts = _checked(current.parts)
-        with self._locked(root) as root_fd:
+        with self._locked(root, create=False) as root_fd:
             dir_fd = _open_parent(root_fd, parts)
             if dir_fd is None:
                 raise Conflict("write_conflict")
