@@ -1,0 +1,204 @@
+"""Lifecycle changes of a stored memory: archive, restore and forget.
+
+Each operation names one version 2 record by its reference and the revision the caller
+last saw. The load, the revision and state checks and the write of one call happen inside
+one critical section of the memory root, held against other threads and other processes,
+so two calls racing at the same revision end in one success and one clean conflict.
+
+A stale revision is reported before anything else about the record's state. Archive and
+restore flip the state, bump the revision and stamp ``updated_at``; asking for the state
+the record is already in changes nothing. Forget removes the file of an archived record
+and keeps no trace of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest, NotFound
+from mymcp.plugins.mnemosyne.memory.inspect import CanonicalReference
+from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
+from mymcp.plugins.mnemosyne.memory.values import format_timestamp
+from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState
+
+__all__ = [
+    "ALREADY_ACTIVE",
+    "ALREADY_ARCHIVED",
+    "ARCHIVED",
+    "Changed",
+    "Clock",
+    "RESTORED",
+    "archive",
+    "checked_current",
+    "forget",
+    "load_current",
+    "now_timestamp",
+    "replace_record",
+    "restore",
+]
+
+ARCHIVED: Final = "archived"
+ALREADY_ARCHIVED: Final = "already_archived"
+RESTORED: Final = "restored"
+ALREADY_ACTIVE: Final = "already_active"
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class Changed:
+    """The outcome of a replacing operation: its status and the record as it now stands."""
+
+    status: str
+    record: CanonicalRecord
+
+
+@dataclass(frozen=True)
+class _Transition:
+    target: LifecycleState
+    done: str
+    unchanged: str
+
+
+_ARCHIVE: Final = _Transition(LifecycleState.ARCHIVED, ARCHIVED, ALREADY_ARCHIVED)
+_RESTORE: Final = _Transition(LifecycleState.ACTIVE, RESTORED, ALREADY_ACTIVE)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def now_timestamp(clock: Clock | None = None) -> str:
+    """The current UTC time as a record timestamp (seconds), read from ``clock`` if given."""
+    return format_timestamp((clock or _utc_now)())
+
+
+# --- shared steps (revise uses them too) ------------------------------------------------
+
+
+def load_current(
+    store: MemoryStore, root: Path, reference: CanonicalReference
+) -> tuple[StoredRecord, CanonicalRecord]:
+    """The valid version 2 record at the reference's exact path, with its stored form.
+
+    Raises :class:`NotFound` when there is none (missing, invalid, misplaced or legacy)
+    and :class:`SourceUnavailable` for a symlinked component.
+    """
+    stored = store.load_canonical(
+        root, reference.scope, reference.namespace_id, reference.collection_id, reference.id
+    )
+    if stored is None or not isinstance(stored.record, CanonicalRecord):
+        raise NotFound()
+    return stored, stored.record
+
+
+def checked_current(
+    store: MemoryStore, root: Path, reference: CanonicalReference, expected_revision: int
+) -> tuple[StoredRecord, CanonicalRecord]:
+    """Load the record and require it to be at ``expected_revision``.
+
+    Call with the root's lock held so that the answer stays true until the write.
+    """
+    stored, record = load_current(store, root, reference)
+    if record.revision != expected_revision:
+        raise Conflict("revision_conflict")
+    return stored, record
+
+
+def replace_record(
+    store: MemoryStore,
+    root: Path,
+    current: StoredRecord,
+    new: CanonicalRecord,
+    *,
+    invalid: Callable[[], InvalidRequest],
+) -> CanonicalRecord:
+    """Atomically write ``new`` over ``current`` and return the record read back.
+
+    A replacement that cannot be serialized is reported as the error ``invalid`` builds.
+    """
+    try:
+        stored = store.replace(root, current, new)
+    except InvalidRequest as exc:
+        raise invalid() from exc
+    if not isinstance(stored.record, CanonicalRecord):
+        raise NotFound()
+    return stored.record
+
+
+def _invalid_reference() -> InvalidRequest:
+    return InvalidRequest("invalid_reference", field="reference")
+
+
+# --- the operations ---------------------------------------------------------------------
+
+
+def archive(
+    store: MemoryStore,
+    root: Path,
+    reference: CanonicalReference,
+    expected_revision: int,
+    *,
+    clock: Clock | None = None,
+) -> Changed:
+    """Hide an active record from recall (``archived``), or report ``already_archived``."""
+    return _transition(store, root, reference, expected_revision, _ARCHIVE, clock)
+
+
+def restore(
+    store: MemoryStore,
+    root: Path,
+    reference: CanonicalReference,
+    expected_revision: int,
+    *,
+    clock: Clock | None = None,
+) -> Changed:
+    """Return an archived record to recall (``restored``), or report ``already_active``."""
+    return _transition(store, root, reference, expected_revision, _RESTORE, clock)
+
+
+def _transition(
+    store: MemoryStore,
+    root: Path,
+    reference: CanonicalReference,
+    expected_revision: int,
+    transition: _Transition,
+    clock: Clock | None,
+) -> Changed:
+    """Raises NotFound, Conflict, OutcomeUncertain, storage errors and InvalidRequest."""
+    load_current(store, root, reference)  # a missing record never gets the root created
+    with store.lock(root):
+        stored, record = checked_current(store, root, reference, expected_revision)
+        if record.state is transition.target:
+            return Changed(transition.unchanged, record)
+        new = dataclasses.replace(
+            record,
+            state=transition.target,
+            revision=record.revision + 1,
+            updated_at=now_timestamp(clock),
+        )
+        written = replace_record(store, root, stored, new, invalid=_invalid_reference)
+    return Changed(transition.done, written)
+
+
+def forget(
+    store: MemoryStore, root: Path, reference: CanonicalReference, expected_revision: int
+) -> None:
+    """Physically remove an archived record's file; nothing else is touched or kept.
+
+    Raises NotFound (also for a second forget), Conflict (``revision_conflict``,
+    ``not_archived``, ``write_conflict``), OutcomeUncertain
+    (``deletion_outcome_uncertain``) and storage errors.
+    """
+    load_current(store, root, reference)
+    with store.lock(root):
+        stored, record = checked_current(store, root, reference, expected_revision)
+        if record.state is not LifecycleState.ARCHIVED:
+            raise Conflict("not_archived")
+        store.delete(root, stored)

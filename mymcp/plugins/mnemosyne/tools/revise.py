@@ -1,0 +1,196 @@
+"""``memory_revise``: replace all mutable text of one memory at the revision the user saw."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from mymcp.plugin.contracts import ConsentRequirement
+from mymcp.plugins.mnemosyne.memory import revise as service
+from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest, MnemosyneError
+from mymcp.plugins.mnemosyne.memory.inspect import CanonicalReference
+from mymcp.plugins.mnemosyne.memory.values import (
+    CONTENT_LIMIT,
+    LABEL_LIMIT,
+    TITLE_LIMIT,
+    normalize_tags,
+    normalize_text,
+)
+from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.framework import DESTROYS, MemoryTool, Payload, ToolCall
+from mymcp.plugins.mnemosyne.tools.lifecycle import (
+    EXPECTED_REVISION,
+    EXPECTED_REVISION_SCHEMA,
+    REFERENCE,
+    lifecycle_payload,
+    operation_messages,
+    parse_expected_revision,
+    parse_reference,
+    refers_to,
+    require_reference_and_revision,
+)
+
+NAMESPACE_LABEL: Final = "namespace_label"
+COLLECTION_LABEL: Final = "collection_label"
+TITLE: Final = "title"
+CONTENT: Final = "content"
+TAGS: Final = "tags"
+
+# --- the published input schema ----------------------------------------------------------
+
+
+def _nullable_text(limit: int, description: str) -> schemas.Schema:
+    return {
+        "type": ["string", "null"],
+        "description": description,
+        "minLength": 1,
+        "maxLength": limit,
+        "pattern": schemas.NONBLANK_PATTERN,
+    }
+
+
+_TOOL_DESCRIPTION: Final = (
+    "Revise one memory by sending its complete new text: namespace label, collection label "
+    "(for a memory in a collection), title, content and tags all replace what is stored, "
+    "so repeat every value that should stay. It applies only at expected_revision, the "
+    "lifecycle revision the user last saw (memory_inspect shows it); a memory that changed "
+    "since then is left alone. The client must get the user's approval for each exact call. "
+    "Identity, scope, namespace and collection IDs, kind, language, provenance, lifecycle "
+    "state and creation and event times are kept; labels never move the memory. Do not "
+    "send secrets, passwords, credentials or keys, payment-card or government "
+    "identification numbers, file paths, legacy references, server-owned fields or a "
+    "lifecycle change, and do not treat your own judgement as the user's confirmation. "
+    "When a value looks like something Mnemosyne does not keep, the call is refused naming "
+    "only the field and a coarse reason; do not disguise the value, and try again only once "
+    "the user has confirmed the formatting is harmless and approved the changed call. A "
+    "request equal to the stored memory writes nothing (already_current). If the outcome "
+    "is reported uncertain, inspect the same reference before any retry."
+)
+_NAMESPACE_LABEL_DESCRIPTION: Final = (
+    "New display label of the namespace (at most 100 characters), replacing the stored "
+    "one; null removes it."
+)
+_COLLECTION_LABEL_DESCRIPTION: Final = (
+    "New display label of the collection (at most 100 characters), replacing the stored "
+    "one; null removes it. Required when reference.collection_id is a string; leave it out "
+    "when collection_id is null."
+)
+_TITLE_DESCRIPTION: Final = (
+    "New title (at most 200 characters), replacing the stored one; null removes it."
+)
+_CONTENT_DESCRIPTION: Final = (
+    f"New content: non-blank text of at most {CONTENT_LIMIT:,} characters after trimming, "
+    "replacing the stored content."
+)
+_TAGS_DESCRIPTION: Final = (
+    "The complete new tag list (0 to 10 tags of at most 50 characters, unique ignoring "
+    "case), in the order to keep; it replaces the stored list."
+)
+
+INPUT_SCHEMA: Final[schemas.Schema] = {
+    "type": "object",
+    "properties": {
+        REFERENCE: schemas.canonical_reference(),
+        EXPECTED_REVISION: EXPECTED_REVISION_SCHEMA,
+        NAMESPACE_LABEL: _nullable_text(LABEL_LIMIT, _NAMESPACE_LABEL_DESCRIPTION),
+        COLLECTION_LABEL: _nullable_text(LABEL_LIMIT, _COLLECTION_LABEL_DESCRIPTION),
+        TITLE: _nullable_text(TITLE_LIMIT, _TITLE_DESCRIPTION),
+        CONTENT: {**schemas.text(CONTENT_LIMIT), "description": _CONTENT_DESCRIPTION},
+        TAGS: {**schemas.tags_schema(min_items=0), "description": _TAGS_DESCRIPTION},
+    },
+    "required": [REFERENCE, EXPECTED_REVISION, NAMESPACE_LABEL, TITLE, CONTENT, TAGS],
+    "additionalProperties": False,
+}
+
+# --- argument parsing, in the contract's order -------------------------------------------
+
+_KEYS: Final = frozenset(INPUT_SCHEMA["properties"])
+_VALUE_MESSAGES: Final = {
+    NAMESPACE_LABEL: "namespace label is invalid",
+    COLLECTION_LABEL: "collection label is invalid",
+    TITLE: "title is invalid",
+    CONTENT: "content is invalid",
+    TAGS: "tags are invalid",
+}
+_LABEL_REQUIRED: Final = "collection label is required for collected memory"
+
+
+def _invalid_value(key: str) -> InvalidRequest:
+    return InvalidRequest("invalid_record", field=key, message=_VALUE_MESSAGES[key])
+
+
+def _nullable(arguments: Mapping[str, Any], key: str, limit: int) -> str | None:
+    value = arguments.get(key)
+    if value is None:
+        return None
+    text = normalize_text(value, limit)
+    if text is None:
+        raise _invalid_value(key)
+    return text
+
+
+def _revision(arguments: Mapping[str, Any], reference: CanonicalReference) -> service.Revision:
+    for key in (NAMESPACE_LABEL, TITLE, CONTENT, TAGS):
+        if key not in arguments:
+            raise _invalid_value(key)
+    if reference.collection_id is not None and COLLECTION_LABEL not in arguments:
+        raise InvalidRequest("invalid_record", field=COLLECTION_LABEL, message=_LABEL_REQUIRED)
+    namespace_label = _nullable(arguments, NAMESPACE_LABEL, LABEL_LIMIT)
+    collection_label = _nullable(arguments, COLLECTION_LABEL, LABEL_LIMIT)
+    title = _nullable(arguments, TITLE, TITLE_LIMIT)
+    content = normalize_text(arguments[CONTENT], CONTENT_LIMIT)
+    if content is None:
+        raise _invalid_value(CONTENT)
+    tags = normalize_tags(arguments[TAGS])
+    if tags is None:
+        raise _invalid_value(TAGS)
+    return service.Revision(namespace_label, collection_label, title, content, tags)
+
+
+def parse_arguments(
+    arguments: Mapping[str, Any],
+) -> tuple[CanonicalReference, int, service.Revision]:
+    """The reference, expected revision and new values; raises InvalidRequest in order."""
+    if not isinstance(arguments, Mapping) or not arguments.keys() <= _KEYS:
+        raise InvalidRequest("invalid_record", field="revision")
+    require_reference_and_revision(arguments)
+    reference = parse_reference(arguments[REFERENCE])
+    expected_revision = parse_expected_revision(arguments[EXPECTED_REVISION])
+    return reference, expected_revision, _revision(arguments, reference)
+
+
+# --- the handler -------------------------------------------------------------------------
+
+
+def _revise(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
+    reference, expected_revision, revision = parse_arguments(arguments)
+    call.note(schema_version=2, scope=reference.scope.value)
+    result = service.revise(call.store, call.memory_root(), reference, expected_revision, revision)
+    record = result.record
+    step = 0 if result.status == service.ALREADY_CURRENT else 1
+    if (
+        not refers_to(record, reference)
+        or record.revision != expected_revision + step
+        or not revision.matches(record)
+    ):
+        raise MnemosyneError()
+    call.note(lifecycle_state=record.state.value, revision=record.revision)
+    return lifecycle_payload(result.status, reference, record)
+
+
+TOOL = MemoryTool(
+    name="memory_revise",
+    title="Revise a memory",
+    description=_TOOL_DESCRIPTION,
+    input_schema=INPUT_SCHEMA,
+    effects=DESTROYS,
+    consent=ConsentRequirement.PER_CALL,
+    handler=_revise,
+    messages={
+        **operation_messages("revise", "revised"),
+        "invalid_record": "revision request is invalid",
+        "invalid_collection": "collection label is invalid for memory",
+    },
+    failure_message="memory could not be revised",
+    gate="revise_enabled",
+)
