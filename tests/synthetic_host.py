@@ -162,7 +162,9 @@ class SyntheticHost:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
-        return self.rpc({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        return self.rpc(
+            {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+        )
 
 
 def build_host(security: HttpSecurity | None = None) -> SyntheticHost:

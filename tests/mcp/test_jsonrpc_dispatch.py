@@ -64,7 +64,9 @@ def result(request_id: Any, payload: Any) -> dict[str, Any]:
         '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}]',
     ],
 )
-def test_non_object_envelope_is_invalid_request_with_null_id(host: SyntheticHost, body: str) -> None:
+def test_non_object_envelope_is_invalid_request_with_null_id(
+    host: SyntheticHost, body: str
+) -> None:
     response = host.post(body)
 
     assert response.status_code == 200
@@ -169,7 +171,12 @@ def test_initialize_offers_the_newest_version_for_an_unknown_one(
     host: SyntheticHost, requested: Any
 ) -> None:
     reply = host.rpc(
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": requested}}
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": requested},
+        }
     )
 
     assert reply["result"]["protocolVersion"] == "2025-11-25"
@@ -211,7 +218,10 @@ def test_tools_list_publishes_the_registered_definitions_in_order(host: Syntheti
 
     tools = reply["result"]["tools"]
     assert list(reply["result"]) == ["tools"]
-    assert [tool["name"] for tool in tools] == ["list_tools", *(d["name"] for d in host.definitions)]
+    assert [tool["name"] for tool in tools] == [
+        "list_tools",
+        *(d["name"] for d in host.definitions),
+    ]
     assert tools[1:] == host.definitions
 
 
@@ -317,7 +327,10 @@ def test_tools_call_normalizes_arguments_against_the_schema(host: SyntheticHost)
     [
         ({"method": "resources/list"}, "Unknown method: resources/list"),
         ({"method": "prompts/list"}, "Unknown method: prompts/list"),
-        ({"method": "logging/setLevel", "params": {"level": "debug"}}, "Unknown method: logging/setLevel"),
+        (
+            {"method": "logging/setLevel", "params": {"level": "debug"}},
+            "Unknown method: logging/setLevel",
+        ),
         ({"method": "TOOLS/LIST"}, "Unknown method: TOOLS/LIST"),
         ({}, "Unknown method: None"),
         ({"method": None}, "Unknown method: None"),
@@ -465,7 +478,9 @@ def test_array_or_object_tool_name_is_invalid_params(host: SyntheticHost, name: 
 # --- D3: failing handlers and unserializable results ----------------------------------------
 
 
-INTERNAL_ERROR_FOR_5 = b'{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error"}}'
+INTERNAL_ERROR_FOR_5 = (
+    b'{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error"}}'
+)
 
 
 @pytest.mark.parametrize(
@@ -476,7 +491,9 @@ def test_failing_handler_or_unserializable_result_is_internal_error(
 ) -> None:
     caplog.set_level(logging.DEBUG)
 
-    response = host.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": tool}})
+    response = host.send(
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": tool}}
+    )
 
     assert response.status_code == 200
     assert response.content == INTERNAL_ERROR_FOR_5

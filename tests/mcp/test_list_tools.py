@@ -103,7 +103,10 @@ def test_arguments_are_ignored(params: dict[str, Any]) -> None:
     with client_for("alpha", "beta") as client:
         result = call_list_tools(client, params)
 
-    assert result["content"][0]["text"] == "Server: mymcp 0.2.0. Available tools: list_tools, alpha, beta"
+    assert (
+        result["content"][0]["text"]
+        == "Server: mymcp 0.2.0. Available tools: list_tools, alpha, beta"
+    )
 
 
 def test_the_text_is_fixed_when_the_registration_is_built() -> None:
@@ -113,7 +116,9 @@ def test_the_text_is_fixed_when_the_registration_is_built() -> None:
     definitions.append(tool_definition("late"))
     definitions[0]["name"] = "renamed"
 
-    assert registration.handler({})["content"][0]["text"].endswith("Available tools: list_tools, alpha")
+    assert registration.handler({})["content"][0]["text"].endswith(
+        "Available tools: list_tools, alpha"
+    )
 
 
 def test_summary_joins_names_with_comma_and_space() -> None:

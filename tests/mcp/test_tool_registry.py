@@ -62,7 +62,7 @@ def test_registration_is_a_frozen_pair() -> None:
 
 
 def test_order_is_kept_and_definitions_are_published_as_registered() -> None:
-    definitions = [
+    definitions: list[dict[str, Any]] = [
         {"name": "b", "description": "B", "inputSchema": {"type": "object"}, "extra": [1]},
         {"inputSchema": {}, "name": "a"},
         {"name": "c", "inputSchema": {"type": "object", "properties": {"x": {"const": 1}}}},
@@ -83,7 +83,9 @@ def test_an_empty_registry_is_allowed() -> None:
 
 
 def test_definitions_are_copied_when_registered() -> None:
-    definition = tool_definition("echo", {"type": "object", "properties": {"n": {"type": "integer"}}})
+    definition = tool_definition(
+        "echo", {"type": "object", "properties": {"n": {"type": "integer"}}}
+    )
     registry = ToolRegistry([ToolRegistration(definition, answer)])
 
     definition["name"] = "renamed"
@@ -113,7 +115,7 @@ def test_input_schemas_are_a_read_only_deep_copy() -> None:
     schemas = registry.input_schemas
     with pytest.raises(TypeError):
         schemas["echo"] = {}  # type: ignore[index]
-    schemas["echo"]["properties"]["x"] = {"type": "integer"}  # type: ignore[index]
+    schemas["echo"]["properties"]["x"] = {"type": "integer"}
 
     assert dict(registry.input_schemas) == {"echo": {"type": "object", "properties": {}}}
 
@@ -160,8 +162,12 @@ def test_two_apps_from_two_runtimes_share_nothing() -> None:
         TestClient(create_app(second), base_url=BASE_URL) as two,
     ):
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-        names_one = [tool["name"] for tool in one.post("/mcp", json=message).json()["result"]["tools"]]
-        names_two = [tool["name"] for tool in two.post("/mcp", json=message).json()["result"]["tools"]]
+        names_one = [
+            tool["name"] for tool in one.post("/mcp", json=message).json()["result"]["tools"]
+        ]
+        names_two = [
+            tool["name"] for tool in two.post("/mcp", json=message).json()["result"]["tools"]
+        ]
 
     assert names_one == ["first"]
     assert names_two == ["second"]

@@ -1,0 +1,161 @@
+"""The dependency arrows, pinned by parsing imports, and imports without side effects."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "mymcp"
+
+WEB = ("fastapi", "starlette", "uvicorn")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth (lazy imports included), absolute names."""
+    package = (
+        module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    )
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base]) if base else ".".join(anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def violations(paths: list[Path], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in paths
+        for name in imported_modules(path)
+        if any(within(name, prefix) for prefix in forbidden)
+    )
+
+
+def sources(*relative: str) -> list[Path]:
+    found: list[Path] = []
+    for item in relative:
+        target = PACKAGE / item
+        found.extend(sorted(target.rglob("*.py")) if target.is_dir() else [target])
+    assert found, relative
+    return found
+
+
+def test_the_scanner_sees_imports_of_every_form() -> None:
+    routes = imported_modules(PACKAGE / "routes" / "mcp.py")
+    app = imported_modules(PACKAGE / "app.py")
+
+    assert "fastapi" in routes
+    assert "mymcp.mcp.jsonrpc" in routes
+    assert "mymcp.host.bootstrap" in app  # imported lazily inside the factory
+    assert within("mymcp.plugin.x", "mymcp.plugin")
+    assert not within("mymcp.plugins.mnemosyne", "mymcp.plugin")
+
+
+def test_the_memory_domain_imports_nothing_above_it() -> None:
+    forbidden = (*WEB, "mymcp.mcp", "mymcp.host", "mymcp.routes", "mymcp.plugin", "mymcp.app")
+
+    assert violations(sources("plugins/mnemosyne/memory"), forbidden) == []
+
+
+def test_plugin_contracts_and_runtime_know_no_transport_or_concrete_plugin() -> None:
+    forbidden = (*WEB, "mymcp.routes", "mymcp.plugins", "mymcp.app", "mymcp.host.bootstrap")
+
+    assert violations([*sources("plugin"), PACKAGE / "host" / "runtime.py"], forbidden) == []
+
+
+def test_the_protocol_layer_knows_no_transport_host_or_plugin() -> None:
+    forbidden = (*WEB, "mymcp.routes", "mymcp.host", "mymcp.plugins", "mymcp.plugin", "mymcp.app")
+
+    assert violations(sources("mcp"), forbidden) == []
+
+
+def test_only_bootstrap_imports_the_concrete_plugin() -> None:
+    outside = [
+        path
+        for path in sources(".")
+        if not within(module_name(path), "mymcp.plugins")
+        and module_name(path) != "mymcp.host.bootstrap"
+    ]
+
+    assert violations(outside, ("mymcp.plugins",)) == []
+
+
+def test_the_host_package_does_not_import_bootstrap() -> None:
+    assert violations([PACKAGE / "host" / "__init__.py"], ("mymcp.host.bootstrap",)) == []
+
+
+IMPORT_PROBE = textwrap.dedent(
+    """
+    import importlib, logging, sys
+    module = importlib.import_module(sys.argv[1])
+    root = logging.getLogger()
+    assert root.handlers == [], root.handlers
+    assert root.level == logging.WARNING, root.level
+    for name in ("mcp", "mymcp"):
+        logger = logging.getLogger(name)
+        assert logger.handlers == [] and logger.level == logging.NOTSET, name
+    builders = ("mymcp.host.bootstrap", "mymcp.plugins.mnemosyne.plugin")
+    loaded = [name for name in builders if name in sys.modules]
+    assert loaded == [], loaded
+    app = sys.modules.get("mymcp.app")
+    assert app is None or not hasattr(app, "app")
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "mymcp",
+        "mymcp.app",
+        "mymcp.host",
+        "mymcp.mcp.dispatcher",
+        "mymcp.plugin",
+        "mymcp.routes.mcp",
+    ],
+)
+def test_importing_builds_no_runtime_and_configures_no_logging(module: str) -> None:
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT),
+        "HOME": "/nonexistent-home-for-import-test",
+        "MNEMOSYNE_MEMORY_ROOT": "relative/not/allowed",
+        "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "not-a-boolean",
+    }
+
+    completed = subprocess.run(
+        [sys.executable, "-c", IMPORT_PROBE, module],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stderr == ""
