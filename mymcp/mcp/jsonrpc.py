@@ -24,7 +24,9 @@ class ParseError(ValueError):
 def decode_body(body: bytes) -> Any:
     """Decode a request body as strict JSON (no NaN/Infinity, no overflow, bounded depth)."""
     try:
-        return json.loads(body, parse_constant=_reject, parse_float=_finite_float)
+        # Decoded strictly: json.loads(bytes) would let UTF-8-encoded surrogates through.
+        text = body.decode(json.detect_encoding(body))
+        return json.loads(text, parse_constant=_reject, parse_float=_finite_float)
     except (ValueError, RecursionError, TypeError):
         raise ParseError("Parse error") from None
 
