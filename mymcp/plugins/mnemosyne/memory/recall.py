@@ -83,12 +83,14 @@ class RecallHit:
 
 @dataclass(frozen=True)
 class _RecordTerms:
+    """What recall needs of one record, computed once per file version."""
+
     searchable: bool  # False for archived canonical records
-    title: frozenset[str]
-    path: frozenset[str]  # scope-relative path terms and the words of every tag
-    content: frozenset[str]
-    every: frozenset[str]  # union of the three, for a quick rejection
+    # Each term of the record and the weight it earns: title 3 + path or tag words 2 +
+    # content 1, for the components that contain it.
+    weights: dict[str, int]
     tag_keys: frozenset[str]
+    scope_path: str
 
 
 def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[RecallHit]:
@@ -100,12 +102,23 @@ def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Recal
         candidates = store.recall_scan(root, request.scope)
     except OSError as exc:
         raise SourceUnavailable() from exc
-    query_terms = terms(request.query)
+    query = tuple(terms(request.query))
+    zeros = (0,) * len(query)
     tag_keys = frozenset(canonical_tag_key(tag) for tag in request.tags)
-    hits = [
-        hit for stored in candidates if (hit := _match(stored, query_terms, tag_keys)) is not None
-    ]
-    return heapq.nsmallest(RESULT_LIMIT, hits, key=_rank)
+    ranked: list[tuple[int, str, str, int, StoredRecord]] = []
+    for position, stored in enumerate(candidates):
+        memo = stored.derived.get(_MEMO_KEY)
+        if not isinstance(memo, _RecordTerms):
+            memo = _memoize(stored)
+        if not memo.searchable:
+            continue
+        score = sum(map(memo.weights.get, query, zeros))
+        if tag_keys:
+            score += TAG_WEIGHT * len(tag_keys & memo.tag_keys)
+        if score > 0:
+            ranked.append((-score, memo.scope_path, stored.record.id, position, stored))
+    best = heapq.nsmallest(RESULT_LIMIT, ranked)
+    return [_hit(stored, -negated, query, tag_keys) for negated, *_, stored in best]
 
 
 def hit_view(hit: RecallHit, scope: Scope) -> dict[str, Any]:
@@ -122,34 +135,15 @@ def hit_view(hit: RecallHit, scope: Scope) -> dict[str, Any]:
     }
 
 
-def _rank(hit: RecallHit) -> tuple[int, str, str]:
-    return (-hit.score, hit.stored.scope_path, hit.stored.record.id)
+def _hit(
+    stored: StoredRecord, score: int, query: tuple[str, ...], tag_keys: frozenset[str]
+) -> RecallHit:
+    memo = _memoize(stored)
+    matched = sorted(term for term in query if term in memo.weights)
+    return RecallHit(stored, score, tuple(matched), tuple(sorted(tag_keys & memo.tag_keys)))
 
 
-def _match(
-    stored: StoredRecord, query_terms: frozenset[str], tag_keys: frozenset[str]
-) -> RecallHit | None:
-    memo = _record_terms(stored)
-    if not memo.searchable or (
-        query_terms.isdisjoint(memo.every) and tag_keys.isdisjoint(memo.tag_keys)
-    ):
-        return None
-    tags = tag_keys & memo.tag_keys
-    title = query_terms & memo.title
-    path = query_terms & memo.path
-    content = query_terms & memo.content
-    score = (
-        TAG_WEIGHT * len(tags)
-        + TITLE_WEIGHT * len(title)
-        + PATH_WEIGHT * len(path)
-        + CONTENT_WEIGHT * len(content)
-    )
-    if score <= 0:
-        return None
-    return RecallHit(stored, score, tuple(sorted(title | path | content)), tuple(sorted(tags)))
-
-
-def _record_terms(stored: StoredRecord) -> _RecordTerms:
+def _memoize(stored: StoredRecord) -> _RecordTerms:
     memo = stored.derived.get(_MEMO_KEY)
     if isinstance(memo, _RecordTerms):
         return memo
@@ -157,15 +151,19 @@ def _record_terms(stored: StoredRecord) -> _RecordTerms:
     title = terms(record.title or "")
     path = terms(stored.scope_path).union(*(terms(tag) for tag in record.tags))
     content = terms(record.content)
+    weights = {
+        term: TITLE_WEIGHT * (term in title)
+        + PATH_WEIGHT * (term in path)
+        + CONTENT_WEIGHT * (term in content)
+        for term in title | path | content
+    }
     memo = _RecordTerms(
         searchable=not (
             isinstance(record, CanonicalRecord) and record.state is LifecycleState.ARCHIVED
         ),
-        title=title,
-        path=path,
-        content=content,
-        every=title | path | content,
+        weights=weights,
         tag_keys=frozenset(canonical_tag_key(tag) for tag in record.tags),
+        scope_path=stored.scope_path,
     )
     stored.derived[_MEMO_KEY] = memo
     return memo
