@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import threading
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from mymcp.app import create_app
@@ -178,3 +179,12 @@ def build_host(security: HttpSecurity | None = None) -> SyntheticHost:
 def exact_json(payload: Any) -> bytes:
     """The compact UTF-8 JSON the host is expected to produce for ``payload``."""
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@pytest.fixture
+def host() -> Iterator[SyntheticHost]:
+    """The app built by ``create_app`` over the synthetic Tools, behind a TestClient."""
+    built = build_host()
+    yield built
+    built.gate.release.set()
+    built.client.close()
