@@ -13,13 +13,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_integral(value: Any) -> bool:
-    return _is_number(value) and float(value).is_integer()
+    # float(int) overflows past ~1e308, so integers are integral without conversion.
+    if isinstance(value, float):
+        return value.is_integer()
+    return _is_number(value)
 
 
 _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
@@ -44,13 +46,17 @@ def _normalize(value: Any, schema: Any) -> Any:
     if isinstance(value, str):
         return _decode_if_permitted(value, schema)
     if isinstance(value, dict):
-        return {name: _normalize_member(name, member, value, schema) for name, member in value.items()}
+        return {
+            name: _normalize_member(name, member, value, schema) for name, member in value.items()
+        }
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [_normalize(item, schema["items"]) for item in value]
     return value
 
 
-def _normalize_member(name: str, member: Any, container: dict[str, Any], schema: dict[str, Any]) -> Any:
+def _normalize_member(
+    name: str, member: Any, container: dict[str, Any], schema: dict[str, Any]
+) -> Any:
     candidates = _candidates(schema, name, container)
     if not candidates:
         return member
@@ -59,7 +65,9 @@ def _normalize_member(name: str, member: Any, container: dict[str, Any], schema:
     return _normalize(member, {"anyOf": candidates})
 
 
-def _candidates(schema: dict[str, Any], name: str, container: dict[str, Any]) -> list[dict[str, Any]]:
+def _candidates(
+    schema: dict[str, Any], name: str, container: dict[str, Any]
+) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     properties = schema.get("properties")
     if isinstance(properties, dict) and isinstance(properties.get(name), dict):

@@ -192,6 +192,15 @@ def test_undecodable_text_stays_a_string(text: str) -> None:
     assert at({"type": "integer"}, text) == text
 
 
+def test_integers_beyond_float_range_decode_without_error() -> None:
+    huge = "9" * 400
+
+    assert at({"type": "integer"}, huge) == int(huge)
+    assert at({"type": "number"}, huge) == int(huge)
+    assert at({"anyOf": [{"type": "integer"}]}, f"[{huge}]") == f"[{huge}]"
+    assert at({"type": "array", "items": {"type": "integer"}}, [huge]) == [int(huge)]
+
+
 def test_a_string_the_schema_permits_is_never_decoded() -> None:
     assert at({"type": ["string", "integer"]}, "5") == "5"
     assert at({"anyOf": [{"type": "string"}, {"type": "array"}]}, "[1]") == "[1]"
@@ -448,6 +457,14 @@ def test_arguments_are_normalized_before_the_handler_sees_them(host: SyntheticHo
         "nested": {"k": "3"},
         "unknown": "7",
     }
+
+
+def test_a_huge_integer_string_is_decoded_not_an_internal_error(host: SyntheticHost) -> None:
+    huge = "9" * 4000
+
+    reply = host.call("echo", {"count": huge, "ids": [huge]})
+
+    assert reply["result"]["received"] == {"count": int(huge), "ids": [int(huge)]}
 
 
 def test_non_finite_strings_reach_the_handler_as_strings(host: SyntheticHost) -> None:
