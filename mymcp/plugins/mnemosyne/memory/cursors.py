@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import hmac
 import json
@@ -84,18 +85,27 @@ def canonical_json(value: object) -> bytes:
     )
 
 
-def _keyed_hex(context: bytes, data: bytes) -> str:
-    return hmac.new(_secret().key, context + data, hashlib.sha256).hexdigest()
+def _keyed_hex(secret: ProcessSecret, context: bytes, data: bytes) -> str:
+    return hmac.new(secret.key, context + data, hashlib.sha256).hexdigest()
 
 
 def selector_digest(selector: object) -> str:
     """Keyed fingerprint of a normalized selector (any JSON value)."""
-    return _keyed_hex(_SELECTOR_CONTEXT, canonical_json(selector))
+    return _keyed_hex(_secret(), _SELECTOR_CONTEXT, canonical_json(selector))
 
 
 def snapshot_digest(snapshot: bytes) -> str:
-    """Keyed fingerprint of a snapshot already rendered as canonical JSON."""
-    return _keyed_hex(_SNAPSHOT_CONTEXT, snapshot)
+    """Keyed fingerprint of a snapshot already rendered as canonical JSON.
+
+    Every page of a walk fingerprints the same (unchanged) snapshot object, so the last few
+    results are remembered; a bytes object caches its own hash, which keeps a hit cheap.
+    """
+    return _snapshot_digest(_secret(), snapshot)
+
+
+@functools.lru_cache(maxsize=8)
+def _snapshot_digest(secret: ProcessSecret, snapshot: bytes) -> str:
+    return _keyed_hex(secret, _SNAPSHOT_CONTEXT, snapshot)
 
 
 def _signature(payload: bytes) -> bytes:
