@@ -24,6 +24,11 @@ from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
 
 Payload = dict[str, Any]
 
+# The three effect profiles of Mnemosyne Tools (the manifest declares the same).
+READS = ToolEffects(read_only=True, destructive=False, idempotent=True, open_world=False)
+CHANGES = ToolEffects(read_only=False, destructive=False, idempotent=True, open_world=False)
+DESTROYS = ToolEffects(read_only=False, destructive=True, idempotent=True, open_world=False)
+
 
 class ToolContext(Protocol):
     """What the plugin lends to every call: the shared store and the root resolver."""

@@ -40,8 +40,7 @@ def scope_consts() -> Schema:
     """A scope as a ``oneOf`` of consts, each carrying its one-line definition."""
     return {
         "oneOf": [
-            {"const": scope.value, "description": SCOPE_RULES[scope].definition}
-            for scope in Scope
+            {"const": scope.value, "description": SCOPE_RULES[scope].definition} for scope in Scope
         ]
     }
 
