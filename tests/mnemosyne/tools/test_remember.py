@@ -1046,13 +1046,16 @@ def test_remember_refuses_a_symlinked_namespace_directory(
     assert list(target.iterdir()) == []
 
 
+def junk_files(directory: Path, count: int) -> None:
+    directory.mkdir(parents=True)
+    for number in range(count):
+        (directory / f"{number}.json").write_bytes(b"{}")
+
+
 def test_remember_fails_closed_past_the_candidate_limit(
     remember: Callable[..., ToolReply], memory_root: Path
 ) -> None:
-    junk = memory_root / "project" / "other"
-    junk.mkdir(parents=True)
-    for number in range(files.MAX_CANDIDATES + 1):
-        (junk / f"{number}.json").write_bytes(b"{}")
+    junk_files(memory_root / "project" / "other", files.MAX_CANDIDATES + 1)
     before = snapshot_tree(memory_root.parent)
     reply = remember(draft())
     assert reply.payload == {
@@ -1061,6 +1064,38 @@ def test_remember_fails_closed_past_the_candidate_limit(
         "message": "memory scope contains more than 1000 candidate files",
     }
     assert snapshot_tree(memory_root.parent) == before
+
+
+def test_remember_accepts_a_scope_at_the_candidate_limit(
+    remember: Callable[..., ToolReply], memory_root: Path
+) -> None:
+    junk_files(memory_root / "project" / "other", files.MAX_CANDIDATES)
+    assert_remembered(remember(draft()))
+    assert remember(draft(content="One more.")).payload["code"] == "candidate_limit_exceeded"
+
+
+def test_remember_counts_only_what_discovery_would_find(
+    remember: Callable[..., ToolReply], memory_root: Path
+) -> None:
+    junk_files(memory_root / "project" / "a" / "b" / "c" / "d" / "e", files.MAX_CANDIDATES + 1)
+    outside = memory_root.parent / "outside"
+    junk_files(outside, files.MAX_CANDIDATES + 1)
+    (memory_root / "project" / "linked").symlink_to(outside)
+    other_scope = memory_root / "knowledge" / "other"
+    junk_files(other_scope, files.MAX_CANDIDATES + 1)
+    assert_remembered(remember(draft()))
+
+
+def test_remember_refuses_a_symlinked_scope_directory(
+    remember: Callable[..., ToolReply], memory_root: Path
+) -> None:
+    target = memory_root.parent / "elsewhere"
+    target.mkdir()
+    memory_root.mkdir()
+    (memory_root / "project").symlink_to(target)
+    reply = remember(draft())
+    assert reply.payload["code"] == "memory_source_unavailable"
+    assert list(target.iterdir()) == []
 
 
 # --- logs ----------------------------------------------------------------------------------
