@@ -182,6 +182,7 @@ def remember(
             draft.tags,
         )
     )
+    # An unstorable draft (e.g. a lone surrogate) fails here, before the root is created.
     encode_record(draft.record(_PLACEHOLDER_ID, _PLACEHOLDER_TIME))
     with store.lock(root):
         existing = _find_duplicate(_same_directory(store, root, draft), draft)
