@@ -20,6 +20,7 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, SourceUnavailable
 
@@ -55,9 +56,8 @@ class EntrySkipped(Exception):
         self.identity = identity
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A record file found by a walk."""
+class Candidate(NamedTuple):
+    """A record file found by a walk (a named tuple: walks create one per file)."""
 
     parts: tuple[str, ...]  # relative to the walk's start directory
     identity: Identity | None  # taken without following links; None if that failed
@@ -222,6 +222,10 @@ def walk(
     return walker.candidates
 
 
+_CANDIDATE = "candidate"
+_DIRECTORY = "directory"
+
+
 class _Walker:
     def __init__(
         self,
@@ -239,22 +243,24 @@ class _Walker:
     def visit(self, fd: int, prefix: tuple[str, ...], depth: int) -> None:
         for entry in _list_directory(fd):
             kind = self._classify(entry)
-            if kind == "directory":
-                self._enter(fd, entry.name, prefix, depth)
-            elif kind == "candidate":
+            if kind is _CANDIDATE:
                 self._add(entry, (*prefix, entry.name))
+            elif kind is _DIRECTORY:
+                self._enter(fd, entry.name, prefix, depth)
             elif kind is not None:
                 self.on_skip(kind)
 
     @staticmethod
     def _classify(entry: os.DirEntry[str]) -> str | None:
+        # Without following links, a symlink is neither a file nor a directory; the
+        # common case (a regular file) is decided by the first test.
         try:
+            if entry.is_file(follow_symlinks=False):
+                return _CANDIDATE if is_candidate_name(entry.name) else None
+            if entry.is_dir(follow_symlinks=False):
+                return _DIRECTORY
             if entry.is_symlink():
                 return SYMLINK
-            if entry.is_dir(follow_symlinks=False):
-                return "directory"
-            if entry.is_file(follow_symlinks=False) and is_candidate_name(entry.name):
-                return "candidate"
         except OSError:
             return UNREADABLE
         return None

@@ -93,7 +93,8 @@ class _Entry:
         return last_change < self.read_ns - RACY_WINDOW_NS
 
 
-_ScopeCache = dict[str, _Entry]
+# Entries of one scope, keyed by root-relative path parts.
+_ScopeCache = dict[tuple[str, ...], _Entry]
 
 
 def encode_record(record: CanonicalRecord, *, field: str = "memory") -> bytes:
@@ -339,12 +340,11 @@ class MemoryStore:
         base = os.path.abspath(root)
         cache = self._scope_cache(base, str(scope))
         found: list[StoredRecord] = []
-        keys: set[str] = set()
+        keys: set[tuple[str, ...]] = set()
         for candidate in candidates:
             parts = start_parts + candidate.parts
-            key = os.path.join(base, *parts)
-            keys.add(key)
-            outcome = self._load(cache, key, start_fd, candidate, parts, fresh=False)
+            keys.add(parts)
+            outcome = self._load(cache, start_fd, candidate, parts, fresh=False)
             if isinstance(outcome, StoredRecord):
                 found.append(outcome)
             else:
@@ -375,8 +375,7 @@ class MemoryStore:
             candidate = files.Candidate((parts[-1],), files.identity_of(status))
             base = os.path.abspath(root)
             cache = self._scope_cache(base, parts[0])
-            key = os.path.join(base, *parts)
-            outcome = self._load(cache, key, dir_fd, candidate, parts, fresh=fresh)
+            outcome = self._load(cache, dir_fd, candidate, parts, fresh=fresh)
         if isinstance(outcome, str):
             _log_skip(parts[0], outcome)
             return None
@@ -385,14 +384,13 @@ class MemoryStore:
     def _load(
         self,
         cache: _ScopeCache,
-        key: str,
         dir_fd: int,
         candidate: files.Candidate,
         parts: tuple[str, ...],
         *,
         fresh: bool,
     ) -> Outcome:
-        entry = cache.get(key)
+        entry = cache.get(parts)
         if entry is not None and not fresh and entry.trusted(candidate.identity):
             return entry.outcome
         read_ns = self._clock()
@@ -403,14 +401,14 @@ class MemoryStore:
             kept = None
             if skipped.identity is not None:
                 kept = _Entry(skipped.identity, read_ns, None, skipped.reason)
-            self._store(cache, key, kept)
+            self._store(cache, parts, kept)
             return skipped.reason
         digest = hashlib.sha256(content.data).hexdigest()
         if entry is not None and entry.digest == digest:
             outcome = entry.outcome
         else:
             outcome = _parse(content.data, parts, digest)
-        self._store(cache, key, _Entry(content.identity, read_ns, digest, outcome))
+        self._store(cache, parts, _Entry(content.identity, read_ns, digest, outcome))
         return outcome
 
     # --- cache bookkeeping ---------------------------------------------------------------
@@ -426,7 +424,7 @@ class MemoryStore:
                 del self._scopes[next(iter(self._scopes))]
             return cache
 
-    def _store(self, cache: _ScopeCache, key: str, entry: _Entry | None) -> None:
+    def _store(self, cache: _ScopeCache, key: tuple[str, ...], entry: _Entry | None) -> None:
         with self._mutex:
             if entry is None:
                 cache.pop(key, None)
@@ -435,7 +433,7 @@ class MemoryStore:
                 cache.clear()
             cache[key] = entry
 
-    def _retain(self, cache: _ScopeCache, keys: set[str]) -> None:
+    def _retain(self, cache: _ScopeCache, keys: set[tuple[str, ...]]) -> None:
         """After a whole-scope walk, forget the files that walk no longer found."""
         with self._mutex:
             for key in [key for key in cache if key not in keys]:
@@ -443,7 +441,7 @@ class MemoryStore:
 
     def _drop(self, root: Path, parts: tuple[str, ...]) -> None:
         base = os.path.abspath(root)
-        self._store(self._scope_cache(base, parts[0]), os.path.join(base, *parts), None)
+        self._store(self._scope_cache(base, parts[0]), parts, None)
 
 
 # --- helpers -----------------------------------------------------------------------------
