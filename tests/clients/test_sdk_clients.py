@@ -92,8 +92,9 @@ def test_sdk2_default_mode_probes_discover_then_falls_back_to_initialize(
 @pytest.fixture(scope="session")
 def sdk1_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An isolated ``mcp<2`` install (cached in .pytest_cache), for use through PYTHONPATH."""
+    name = "mcp-sdk1-py{}{}".format(*sys.version_info[:2])  # compiled wheels follow the interpreter
     cache = getattr(request.config, "cache", None)
-    base = cache.mkdir("mcp-sdk1") if cache is not None else tmp_path_factory.mktemp("mcp-sdk1")
+    base = cache.mkdir(name) if cache is not None else tmp_path_factory.mktemp(name)
     site, marker = base / "site", base / "installed.txt"
     if marker.is_file() and marker.read_text() == SDK1_REQUIREMENT and site.is_dir():
         return site
