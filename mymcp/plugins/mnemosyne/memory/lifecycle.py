@@ -173,7 +173,7 @@ def _transition(
 ) -> Changed:
     """Raises NotFound, Conflict, OutcomeUncertain, storage errors and InvalidRequest."""
     load_current(store, root, reference)  # a missing record never gets the root created
-    with store.lock(root):
+    with store.lock(root, create=False):
         stored, record = checked_current(store, root, reference, expected_revision)
         if record.state is transition.target:
             return Changed(transition.unchanged, record)
@@ -197,7 +197,7 @@ def forget(
     (``deletion_outcome_uncertain``) and storage errors.
     """
     load_current(store, root, reference)
-    with store.lock(root):
+    with store.lock(root, create=False):
         stored, record = checked_current(store, root, reference, expected_revision)
         if record.state is not LifecycleState.ARCHIVED:
             raise Conflict("not_archived")

@@ -104,7 +104,7 @@ def revise(
         )
     )
     load_current(store, root, reference)  # a missing record never gets the root created
-    with store.lock(root):
+    with store.lock(root, create=False):
         stored, record = checked_current(store, root, reference, expected_revision)
         if record.collection is None and revision.collection_label is not None:
             raise InvalidRequest("invalid_collection", field="collection_label")

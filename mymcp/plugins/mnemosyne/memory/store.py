@@ -198,8 +198,9 @@ class MemoryStore:
     def lock(self, root: Path, *, create: bool = True) -> Iterator[None]:
         """Hold the write lock of ``root``; reentrant.
 
-        With ``create`` a missing root is created first (remember); without it a missing
-        root raises :class:`NotFound`, so changing an absent record creates nothing.
+        With ``create`` a missing root is created first and a symlinked root is refused
+        (remember); without it a missing root raises :class:`NotFound`, so changing an
+        absent record creates nothing, and a symlinked root is followed.
         """
         with self._locked(root, create=create):
             yield
@@ -210,7 +211,9 @@ class MemoryStore:
         if create:
             files.make_directory_chain(path)
         try:
-            fd = files.open_directory(path)
+            # Changing an existing record works through a symlinked root, as reads do;
+            # creating (remember) refuses one.
+            fd = files.open_directory(path, follow=not create)
             status = os.fstat(fd)
         except FileNotFoundError as exc:
             if create:
