@@ -15,7 +15,10 @@ tokenizes its query and intersects sets.
 from __future__ import annotations
 
 import heapq
+import os
 import re
+import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -102,23 +105,13 @@ def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Recal
         candidates = store.recall_scan(root, request.scope)
     except OSError as exc:
         raise SourceUnavailable() from exc
-    query = tuple(terms(request.query))
-    zeros = (0,) * len(query)
+    query = terms(request.query)
     tag_keys = frozenset(canonical_tag_key(tag) for tag in request.tags)
-    ranked: list[tuple[int, str, str, int, StoredRecord]] = []
-    for position, stored in enumerate(candidates):
-        memo = stored.derived.get(_MEMO_KEY)
-        if not isinstance(memo, _RecordTerms):
-            memo = _memoize(stored)
-        if not memo.searchable:
-            continue
-        score = sum(map(memo.weights.get, query, zeros))
-        if tag_keys:
-            score += TAG_WEIGHT * len(tag_keys & memo.tag_keys)
-        if score > 0:
-            ranked.append((-score, memo.scope_path, stored.record.id, position, stored))
-    best = heapq.nsmallest(RESULT_LIMIT, ranked)
-    return [_hit(stored, -negated, query, tag_keys) for negated, *_, stored in best]
+    index = _index_for(store, root, request.scope)
+    with index.lock:
+        index.sync(candidates)
+        scores = index.scores(query, tag_keys)
+    return [_hit(stored, score, query, tag_keys) for stored, score in _best(scores)]
 
 
 def hit_view(hit: RecallHit, scope: Scope) -> dict[str, Any]:
@@ -135,8 +128,21 @@ def hit_view(hit: RecallHit, scope: Scope) -> dict[str, Any]:
     }
 
 
+def _best(scores: dict[StoredRecord, int]) -> list[tuple[StoredRecord, int]]:
+    """The top records by score desc, scope-relative path asc, then ID asc."""
+    if len(scores) > RESULT_LIMIT:
+        # Only records scoring at least the fifth best score can be among the best five.
+        floor = heapq.nlargest(RESULT_LIMIT, scores.values())[-1]
+        scores = {stored: score for stored, score in scores.items() if score >= floor}
+    ranked = sorted(
+        scores.items(),
+        key=lambda item: (-item[1], _memoize(item[0]).scope_path, item[0].record.id),
+    )
+    return ranked[:RESULT_LIMIT]
+
+
 def _hit(
-    stored: StoredRecord, score: int, query: tuple[str, ...], tag_keys: frozenset[str]
+    stored: StoredRecord, score: int, query: frozenset[str], tag_keys: frozenset[str]
 ) -> RecallHit:
     memo = _memoize(stored)
     matched = sorted(term for term in query if term in memo.weights)
@@ -167,3 +173,84 @@ def _memoize(stored: StoredRecord) -> _RecordTerms:
     )
     stored.derived[_MEMO_KEY] = memo
     return memo
+
+
+class _ScopeIndex:
+    """An inverted index over the searchable records of one scope's latest scan.
+
+    It follows the scans by difference: a record (a :class:`StoredRecord`, which the
+    store replaces whenever its file changes) is indexed when it appears and removed when
+    it disappears, so an unchanged scope costs one identity comparison of the scan.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._scan: list[StoredRecord] = []
+        self._members: set[StoredRecord] = set()
+        self._postings: dict[str, dict[StoredRecord, int]] = {}
+        self._tagged: dict[str, set[StoredRecord]] = {}
+
+    def sync(self, scan: list[StoredRecord]) -> None:
+        # StoredRecord compares by identity, so this is a fast element-wise check.
+        if scan == self._scan:
+            return
+        current = set(scan)
+        for stored in self._members - current:
+            self._remove(stored)
+        for stored in current - self._members:
+            self._add(stored)
+        self._members = current
+        self._scan = list(scan)
+
+    def scores(self, query: frozenset[str], tag_keys: frozenset[str]) -> dict[StoredRecord, int]:
+        scores: dict[StoredRecord, int] = {}
+        for term in query:
+            for stored, weight in self._postings.get(term, {}).items():
+                scores[stored] = scores.get(stored, 0) + weight
+        for tag in tag_keys:
+            for stored in self._tagged.get(tag, ()):
+                scores[stored] = scores.get(stored, 0) + TAG_WEIGHT
+        return scores
+
+    def _add(self, stored: StoredRecord) -> None:
+        memo = _memoize(stored)
+        if not memo.searchable:
+            return
+        for term, weight in memo.weights.items():
+            self._postings.setdefault(term, {})[stored] = weight
+        for tag in memo.tag_keys:
+            self._tagged.setdefault(tag, set()).add(stored)
+
+    def _remove(self, stored: StoredRecord) -> None:
+        memo = _memoize(stored)
+        if not memo.searchable:
+            return
+        for term in memo.weights:
+            postings = self._postings[term]
+            del postings[stored]
+            if not postings:
+                del self._postings[term]
+        for tag in memo.tag_keys:
+            tagged = self._tagged[tag]
+            tagged.discard(stored)
+            if not tagged:
+                del self._tagged[tag]
+
+
+# One index per (store, root, scope); the least recently used ones are forgotten.
+_MAX_INDEXES: Final = 32
+_indexes: weakref.WeakKeyDictionary[MemoryStore, dict[tuple[str, Scope], _ScopeIndex]] = (
+    weakref.WeakKeyDictionary()
+)
+_indexes_lock = threading.Lock()
+
+
+def _index_for(store: MemoryStore, root: Path, scope: Scope) -> _ScopeIndex:
+    key = (os.path.abspath(root), scope)
+    with _indexes_lock:
+        per_store = _indexes.setdefault(store, {})
+        index = per_store.pop(key, None) or _ScopeIndex()
+        per_store[key] = index
+        while len(per_store) > _MAX_INDEXES:
+            del per_store[next(iter(per_store))]
+        return index
