@@ -97,6 +97,19 @@ class _Entry:
 _ScopeCache = dict[tuple[str, ...], _Entry]
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """A scan served entirely from trusted entries: replayed while the walk is identical."""
+
+    candidates: list[files.Candidate]
+    found: tuple[StoredRecord, ...]
+    skipped: tuple[str, ...]
+
+
+# (absolute root, start directory parts, depth): one snapshot per kind of scan.
+_SnapshotKey = tuple[str, tuple[str, ...], int]
+
+
 def encode_record(record: CanonicalRecord, *, field: str = "memory") -> bytes:
     """The file bytes of ``record``, checked to parse back unchanged and to fit the limit.
 
@@ -122,6 +135,7 @@ class MemoryStore:
         self._clock = clock
         self._mutex = threading.Lock()
         self._scopes: dict[str, _ScopeCache] = {}
+        self._snapshots: dict[_SnapshotKey, _Snapshot] = {}
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -341,19 +355,33 @@ class MemoryStore:
             on_skip=lambda reason: _log_skip(scope, reason),
         )
         base = os.path.abspath(root)
+        snapshot_key = (base, start_parts, max_depth)
+        snapshot = self._snapshot(snapshot_key, candidates)
+        if snapshot is not None:
+            for reason in snapshot.skipped:
+                _log_skip(scope, reason)
+            return list(snapshot.found)
         cache = self._scope_cache(base, str(scope))
         found: list[StoredRecord] = []
+        skipped: list[str] = []
         keys: set[tuple[str, ...]] = set()
+        settled = True
         for candidate in candidates:
             parts = start_parts + candidate.parts
             keys.add(parts)
-            outcome = self._load(cache, start_fd, candidate, parts, fresh=False)
+            outcome = _trusted_outcome(cache, candidate, parts)
+            if outcome is None:
+                settled = False
+                outcome = self._load(cache, start_fd, candidate, parts, fresh=True)
             if isinstance(outcome, StoredRecord):
                 found.append(outcome)
             else:
+                skipped.append(outcome)
                 _log_skip(scope, outcome)
         if max_depth == SCOPE_DEPTH and len(start_parts) == 1:
             self._retain(cache, keys)
+        if settled:
+            self._keep_snapshot(snapshot_key, _Snapshot(candidates, tuple(found), tuple(skipped)))
         return found
 
     def _load_exact(
@@ -393,9 +421,11 @@ class MemoryStore:
         *,
         fresh: bool,
     ) -> Outcome:
+        if not fresh:
+            cached = _trusted_outcome(cache, candidate, parts)
+            if cached is not None:
+                return cached
         entry = cache.get(parts)
-        if entry is not None and not fresh and entry.trusted(candidate.identity):
-            return entry.outcome
         read_ns = self._clock()
         try:
             content = files.read_candidate(dir_fd, candidate.parts)
@@ -426,6 +456,21 @@ class MemoryStore:
             while len(self._scopes) > _MAX_CACHED_SCOPES:
                 del self._scopes[next(iter(self._scopes))]
             return cache
+
+    def _snapshot(self, key: _SnapshotKey, candidates: list[files.Candidate]) -> _Snapshot | None:
+        """The snapshot of an identical earlier walk (same paths, same stat identities)."""
+        with self._mutex:
+            snapshot = self._snapshots.get(key)
+        if snapshot is not None and snapshot.candidates == candidates:
+            return snapshot
+        return None
+
+    def _keep_snapshot(self, key: _SnapshotKey, snapshot: _Snapshot) -> None:
+        with self._mutex:
+            self._snapshots.pop(key, None)
+            self._snapshots[key] = snapshot
+            while len(self._snapshots) > _MAX_CACHED_SCOPES:
+                del self._snapshots[next(iter(self._snapshots))]
 
     def _store(self, cache: _ScopeCache, key: tuple[str, ...], entry: _Entry | None) -> None:
         with self._mutex:
@@ -459,6 +504,16 @@ def _held_roots() -> dict[tuple[int, int, int], int]:
         roots = {}
         _held.roots = roots
     return roots
+
+
+def _trusted_outcome(
+    cache: _ScopeCache, candidate: files.Candidate, parts: tuple[str, ...]
+) -> Outcome | None:
+    """The cached outcome for ``parts`` if its entry is trusted for the walk's identity."""
+    entry = cache.get(parts)
+    if entry is not None and entry.trusted(candidate.identity):
+        return entry.outcome
+    return None
 
 
 def _log_skip(scope: str, reason: str) -> None:
