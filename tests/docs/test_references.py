@@ -1,0 +1,298 @@
+"""Everything the documentation names exists: variables, Tools, codes, commands, links."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from mymcp.plugins.mnemosyne.memory import errors, lifecycle, remember, revise
+from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES
+from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
+from mymcp.routes import security
+from tests.docs.markdown import DOCUMENTS, ROOT, anchors, blocks, prose
+from tests.helpers import McpClient
+
+DOCS_IDS = [str(document.relative_to(ROOT)) for document in DOCUMENTS]
+SHELL = {"sh", "bash", "console", "shell"}
+ENDPOINTS = {"/mcp", "/health", "/version"}
+JSON_RPC_METHODS = {"initialize", "ping", "tools/list", "tools/call"}
+# Words of the form memory_<word> that are log fields, not Tools.
+NOT_TOOLS = {"memory_id", "memory_kind"}
+
+_VARIABLE = re.compile(r"\b(?:MNEMOSYNE|MYMCP)_[A-Z0-9_]*[A-Z0-9]\b(?!\.md)")
+_TOOL = re.compile(r"\b(?:list_tools|memory_[a-z]+)\b")
+_OPENCODE_TOOL = re.compile(r"\bmymcp_([a-z_]+)\b")
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+
+
+def _text(document: Path) -> str:
+    return document.read_text(encoding="utf-8")
+
+
+def _source_text(*folders: str) -> str:
+    return "\n".join(
+        path.read_text(encoding="utf-8", errors="replace")
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.is_file() and path.suffix in {".py", ""}
+    )
+
+
+PACKAGE_SOURCE = _source_text("mymcp")
+SCRIPTS_SOURCE = _source_text("scripts")
+
+
+# --- environment variables --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=DOCS_IDS)
+def test_every_documented_variable_exists_in_the_code(document: Path) -> None:
+    named = set(_VARIABLE.findall(_text(document)))
+    known = set(_VARIABLE.findall(PACKAGE_SOURCE))
+
+    assert named <= known, sorted(named - known)
+
+
+def test_every_variable_the_code_reads_is_documented_in_the_readme() -> None:
+    from mymcp.plugins.mnemosyne import configuration
+
+    variables = {variable for variable, _ in configuration.GATE_VARIABLES}
+    variables |= {
+        configuration.ROOT_VARIABLE,
+        security.ALLOWED_HOSTS_VARIABLE,
+        security.ALLOWED_ORIGINS_VARIABLE,
+    }
+    readme = _text(ROOT / "README.md")
+
+    assert {variable for variable in variables if f"`{variable}`" not in readme} == set()
+
+
+# --- Tool names, statuses and codes ------------------------------------------------------
+
+
+@pytest.fixture
+def served_tools(mcp: Callable[..., McpClient]) -> set[str]:
+    return set(mcp(remember=True, revise=True, archive_restore=True, forget=True).tool_names())
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=DOCS_IDS)
+def test_every_tool_name_mentioned_is_served(document: Path, served_tools: set[str]) -> None:
+    text = _text(document)
+    named = set(_TOOL.findall(text)) - NOT_TOOLS
+    named |= set(_OPENCODE_TOOL.findall(text))
+
+    assert named <= served_tools, sorted(named - served_tools)
+
+
+def _error_codes() -> set[str]:
+    codes = {"internal_error", "disallowed_content"}
+    for tool in DECLARED_TOOLS:
+        codes.update(tool.messages)
+    return codes
+
+
+def _statuses() -> set[str]:
+    classes: list[type[errors.MnemosyneError]] = [
+        errors.MnemosyneError,
+        *_subclasses(errors.MnemosyneError),
+    ]
+    statuses = {cls.status for cls in classes} | {"retrieval_error", "ok", "no_matches"}
+    statuses |= {remember.REMEMBERED, remember.ALREADY_EXISTS, remember.EXISTING_ARCHIVED}
+    statuses |= {revise.REVISED, revise.ALREADY_CURRENT, "forgotten"}
+    statuses |= {lifecycle.ARCHIVED, lifecycle.ALREADY_ARCHIVED}
+    statuses |= {lifecycle.RESTORED, lifecycle.ALREADY_ACTIVE}
+    return statuses
+
+
+def _subclasses(cls: type[errors.MnemosyneError]) -> list[type[errors.MnemosyneError]]:
+    found: list[type[errors.MnemosyneError]] = []
+    for subclass in cls.__subclasses__():
+        found += [subclass, *_subclasses(subclass)]
+    return found
+
+
+def test_the_manual_explains_every_status_and_code() -> None:
+    manual = _text(ROOT / "docs" / "MANUAL.md")
+    missing = {word for word in _error_codes() | _statuses() if f"`{word}`" not in manual}
+
+    assert missing == set()
+
+
+def test_the_manual_names_the_five_refusal_reasons() -> None:
+    from mymcp.plugins.mnemosyne.memory.policy import REASONS
+
+    manual = _text(ROOT / "docs" / "MANUAL.md")
+
+    assert [reason for reason in REASONS if f"`{reason}`" not in manual] == []
+
+
+def test_the_glossary_scope_table_matches_the_vocabulary() -> None:
+    glossary = _text(ROOT / "docs" / "GLOSSARY.md").split("## Scopes", 1)[1]
+    for scope, rule in SCOPE_RULES.items():
+        line = next(line for line in glossary.splitlines() if line.startswith(f"- **`{scope}`**"))
+        segments = [segment.strip() for segment in line.split(";")]
+        namespace = next(segment for segment in segments if segment.startswith("namespace kind"))
+        kinds = next(segment for segment in segments if segment.startswith("kind"))
+
+        assert re.findall(r"`([a-z_]+)`", namespace) == list(map(str, rule.namespace_kinds))
+        assert re.findall(r"`([a-z_]+)`", kinds) == list(map(str, rule.memory_kinds))
+
+
+# --- commands ----------------------------------------------------------------------------
+
+
+def _console_scripts() -> set[str]:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return set(pyproject["project"]["scripts"])
+
+
+CONSOLE_SCRIPTS = _console_scripts()
+
+
+def _commands() -> list[tuple[str, list[str]]]:
+    """Every command of every shell block: (where, words), with continuation lines joined."""
+    found: list[tuple[str, list[str]]] = []
+    for document in DOCUMENTS:
+        for block in blocks(document):
+            if block.lang not in SHELL:
+                continue
+            logical = block.text.replace("\\\n", " ")
+            for line in logical.splitlines():
+                words = shlex.split(line.lstrip("$ "), comments=True)
+                current: list[str] = []
+                for word in [*words, ";"]:
+                    if word in {"&&", "||", "|", ";"}:
+                        if current:
+                            found.append((block.where, current))
+                        current = []
+                    else:
+                        current.append(word)
+    return found
+
+
+COMMANDS = _commands()
+
+
+def _check_assignment(name: str) -> None:
+    known = PACKAGE_SOURCE + SCRIPTS_SOURCE
+    assert re.search(rf"\b{re.escape(name)}\b", known), f"unknown variable {name}"
+
+
+def _check_python(arguments: list[str]) -> None:
+    if arguments[0] == "-m":
+        module = arguments[1]
+        assert importlib.util.find_spec(module) is not None, module
+        if module == "uvicorn":
+            assert "--factory" in arguments
+            target = next(word for word in arguments[2:] if ":" in word and word[0] != "-")
+            module_name, attribute = target.split(":")
+            assert callable(getattr(importlib.import_module(module_name), attribute))
+    else:
+        assert (ROOT / arguments[0]).is_file(), arguments[0]
+
+
+def _check_url(url: str) -> None:
+    parts = urlsplit(url)
+    assert (parts.hostname, parts.port) == ("127.0.0.1", 8000), url
+    assert parts.path in ENDPOINTS, url
+
+
+def _check_curl(arguments: list[str], tools: set[str]) -> None:
+    urls = [word for word in arguments if word.startswith("http")]
+    assert len(urls) == 1
+    _check_url(urls[0])
+    if "-d" in arguments:
+        message = json.loads(arguments[arguments.index("-d") + 1])
+        assert message["method"] in JSON_RPC_METHODS
+        if message["method"] == "tools/call":
+            assert message["params"]["name"] in tools
+
+
+def _check_npx(arguments: list[str]) -> None:
+    package = arguments[0]
+    if package == "opencode":
+        assert arguments[1] in {"mcp", "run"}
+        assert (ROOT / "opencode.json").is_file()
+    else:
+        assert package == "@modelcontextprotocol/inspector"
+        assert "--cli" in arguments
+        _check_url(next(word for word in arguments if word.startswith("http")))
+
+
+def _check_command(words: list[str], tools: set[str]) -> None:
+    while words and _ASSIGNMENT.match(words[0]):
+        _check_assignment(_ASSIGNMENT.match(words[0])[1])  # type: ignore[index]
+        words = words[1:]
+    program, arguments = words[0], words[1:]
+    if program.startswith(".venv/bin/"):
+        program = program.removeprefix(".venv/bin/")
+        assert program == "python" or program in CONSOLE_SCRIPTS, program
+    if program in {"python", "python3"}:
+        _check_python(arguments)
+    elif program in CONSOLE_SCRIPTS:
+        assert arguments[:2] != ["--port"]  # the console scripts take no options
+    elif "/" in program:
+        path = ROOT / program
+        assert path.is_file() and os.access(path, os.X_OK), program
+    elif program == "curl":
+        _check_curl(arguments, tools)
+    elif program == "npx":
+        _check_npx(arguments)
+    else:
+        assert program == "ss", f"unknown program {program}"
+
+
+@pytest.mark.parametrize(
+    "command", COMMANDS, ids=[f"{where}:{words[0]}" for where, words in COMMANDS]
+)
+def test_every_documented_command_refers_to_something_real(
+    command: tuple[str, list[str]], served_tools: set[str]
+) -> None:
+    _check_command(list(command[1]), served_tools)
+
+
+def test_the_two_setup_commands_are_documented_and_run_by_ci() -> None:
+    readme_commands = [words for where, words in COMMANDS if where.startswith("README.md")]
+
+    assert readme_commands[:2] == [["./scripts/serve"], ["./scripts/test"]]
+    assert "scripts/test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+# --- links -------------------------------------------------------------------------------
+
+
+def _links(document: Path) -> list[str]:
+    text = re.sub(r"`[^`\n]*`", "", prose(document))
+    return _LINK.findall(text)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=DOCS_IDS)
+def test_every_relative_link_resolves(document: Path) -> None:
+    for target in _links(document):
+        if re.match(r"^[a-z]+:", target):
+            continue
+        path_part, _, anchor = target.partition("#")
+        path = (document.parent / path_part).resolve() if path_part else document
+        assert path.exists(), f"{document.name}: {target}"
+        assert ROOT in path.parents or path == ROOT, target
+        if anchor:
+            assert path.suffix == ".md", target
+            assert anchor in anchors(path), f"{document.name}: {target}"
+
+
+def test_the_documents_link_to_each_other() -> None:
+    readme_links = {link.partition("#")[0] for link in _links(ROOT / "README.md")}
+    expected = {str(document.relative_to(ROOT)) for document in DOCUMENTS} - {"README.md"}
+
+    assert expected <= readme_links
