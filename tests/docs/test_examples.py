@@ -96,6 +96,13 @@ def test_the_readme_shows_one_call_of_every_tool(documented_app: McpClient) -> N
     assert sorted(shown) == sorted(documented_app.tool_names())
 
 
+def test_the_readme_tool_table_is_in_tools_list_order(documented_app: McpClient) -> None:
+    section = README.read_text(encoding="utf-8").split("## Tools", 1)[1].split("\n\n")[1]
+    rows = re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE)
+
+    assert rows == documented_app.tool_names()
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda example: example.id)
 def test_documented_call_gives_documented_result(
     example: Example, documented_app: McpClient
