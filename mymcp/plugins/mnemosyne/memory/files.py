@@ -13,10 +13,12 @@ skip reason; the write helpers let ``OSError`` through for the store to classify
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import re
 import secrets
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -211,19 +213,74 @@ def walk(
     report_too_deep: bool,
     on_skip: Callable[[str], None],
     limit: int = MAX_CANDIDATES,
+    listings: Listings | None = None,
+    racy_window_ns: int = 0,
 ) -> list[Candidate]:
     """All candidates below ``start_fd`` in discovery order (depth first, names by code point).
 
     Symlinks and directories beyond ``max_depth`` are reported through ``on_skip`` as they
-    are met; nothing is read.
+    are met; nothing is read. Every candidate is stat-ed; with ``listings`` the names of a
+    directory that has not changed are taken from the previous walk instead of listed again.
     """
-    walker = _Walker(max_depth, report_too_deep, on_skip, limit)
+    walker = _Walker(max_depth, report_too_deep, on_skip, limit, listings, racy_window_ns)
     walker.visit(start_fd, (), 0)
     return walker.candidates
 
 
 _CANDIDATE = "candidate"
 _DIRECTORY = "directory"
+
+# The relevant entries of one directory in name order: (name, kind), where kind is
+# _CANDIDATE, _DIRECTORY or a skip reason.
+Entries = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class _Listing:
+    change: tuple[int, int]  # the directory's (st_mtime_ns, st_ctime_ns) before listing
+    listed_ns: int
+    entries: Entries
+
+
+class Listings:
+    """Directory listings remembered between walks, in process memory only.
+
+    A directory is listed again unless its device, inode, mtime and ctime are those of the
+    remembered listing and its last change came at least the racy window before that
+    listing was taken (so a change within the same timestamp tick cannot hide). Adding,
+    removing or renaming an entry changes the directory; editing a file does not, which is
+    why files are stat-ed on every walk regardless.
+    """
+
+    def __init__(self, clock: Callable[[], int], limit: int = 4 * MAX_CANDIDATES) -> None:
+        self._clock = clock
+        self._limit = limit
+        self._known: dict[tuple[int, int], _Listing] = {}
+        self._mutex = threading.Lock()
+
+    def entries(self, fd: int, racy_window_ns: int) -> Entries:
+        try:
+            status = os.fstat(fd)
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        key = (status.st_dev, status.st_ino)
+        change = (status.st_mtime_ns, status.st_ctime_ns)
+        with self._mutex:
+            known = self._known.get(key)
+        if (
+            known is not None
+            and known.change == change
+            and max(change) < known.listed_ns - racy_window_ns
+        ):
+            return known.entries
+        listed_ns = self._clock()
+        entries = _classified(fd)
+        if all(kind is not UNREADABLE for _, kind in entries):
+            with self._mutex:
+                if key not in self._known and len(self._known) >= self._limit:
+                    self._known.clear()
+                self._known[key] = _Listing(change, listed_ns, entries)
+        return entries
 
 
 class _Walker:
@@ -233,37 +290,29 @@ class _Walker:
         report_too_deep: bool,
         on_skip: Callable[[str], None],
         limit: int,
+        listings: Listings | None,
+        racy_window_ns: int,
     ) -> None:
         self.max_depth = max_depth
         self.report_too_deep = report_too_deep
         self.on_skip = on_skip
         self.limit = limit
+        self.listings = listings
+        self.racy_window_ns = racy_window_ns
         self.candidates: list[Candidate] = []
 
     def visit(self, fd: int, prefix: tuple[str, ...], depth: int) -> None:
-        for entry in _list_directory(fd):
-            kind = self._classify(entry)
+        if self.listings is None:
+            entries = _classified(fd)
+        else:
+            entries = self.listings.entries(fd, self.racy_window_ns)
+        for name, kind in entries:
             if kind is _CANDIDATE:
-                self._add(entry, (*prefix, entry.name))
+                self._add(fd, name, prefix)
             elif kind is _DIRECTORY:
-                self._enter(fd, entry.name, prefix, depth)
-            elif kind is not None:
+                self._enter(fd, name, prefix, depth)
+            else:
                 self.on_skip(kind)
-
-    @staticmethod
-    def _classify(entry: os.DirEntry[str]) -> str | None:
-        # Without following links, a symlink is neither a file nor a directory; the
-        # common case (a regular file) is decided by the first test.
-        try:
-            if entry.is_file(follow_symlinks=False):
-                return _CANDIDATE if is_candidate_name(entry.name) else None
-            if entry.is_dir(follow_symlinks=False):
-                return _DIRECTORY
-            if entry.is_symlink():
-                return SYMLINK
-        except OSError:
-            return UNREADABLE
-        return None
 
     def _enter(self, fd: int, name: str, prefix: tuple[str, ...], depth: int) -> None:
         if depth >= self.max_depth:
@@ -280,20 +329,47 @@ class _Walker:
         with closing_fd(child):
             self.visit(child, (*prefix, name), depth + 1)
 
-    def _add(self, entry: os.DirEntry[str], parts: tuple[str, ...]) -> None:
+    def _add(self, fd: int, name: str, prefix: tuple[str, ...]) -> None:
         if len(self.candidates) >= self.limit:
             raise CandidateLimitExceeded()
         try:
-            identity: Identity | None = identity_of(entry.stat(follow_symlinks=False))
+            identity: Identity | None = identity_of(os.stat(name, dir_fd=fd, follow_symlinks=False))
         except OSError:
             identity = None
-        self.candidates.append(Candidate(parts, identity))
+        self.candidates.append(Candidate((*prefix, name), identity))
+
+
+def _classified(fd: int) -> Entries:
+    """List a directory: its candidates, subdirectories and skipped entries, by name."""
+    return tuple(
+        (entry.name, kind)
+        for entry in _list_directory(fd)
+        if (kind := _classify(entry)) is not None
+    )
+
+
+def _classify(entry: os.DirEntry[str]) -> str | None:
+    # Without following links, a symlink is neither a file nor a directory; the common
+    # case (a regular file) is decided by the first test.
+    try:
+        if entry.is_file(follow_symlinks=False):
+            return _CANDIDATE if is_candidate_name(entry.name) else None
+        if entry.is_dir(follow_symlinks=False):
+            return _DIRECTORY
+        if entry.is_symlink():
+            return SYMLINK
+    except OSError:
+        return UNREADABLE
+    return None
+
+
+_BY_NAME = operator.attrgetter("name")
 
 
 def _list_directory(fd: int) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(fd) as entries:
-            return sorted(entries, key=lambda entry: entry.name)
+            return sorted(entries, key=_BY_NAME)
     except OSError as exc:
         raise SourceUnavailable() from exc
 

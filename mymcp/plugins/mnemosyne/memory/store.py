@@ -136,6 +136,7 @@ class MemoryStore:
         self._mutex = threading.Lock()
         self._scopes: dict[str, _ScopeCache] = {}
         self._snapshots: dict[_SnapshotKey, _Snapshot] = {}
+        self._listings = files.Listings(clock)
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -353,6 +354,8 @@ class MemoryStore:
             max_depth,
             report_too_deep=report_too_deep,
             on_skip=lambda reason: _log_skip(scope, reason),
+            listings=self._listings,
+            racy_window_ns=RACY_WINDOW_NS,
         )
         base = os.path.abspath(root)
         snapshot_key = (base, start_parts, max_depth)
