@@ -13,6 +13,7 @@ skip reason; the write helpers let ``OSError`` through for the store to classify
 from __future__ import annotations
 
 import errno
+import functools
 import operator
 import os
 import re
@@ -63,6 +64,10 @@ class Candidate(NamedTuple):
 
     parts: tuple[str, ...]  # relative to the walk's start directory
     identity: Identity | None  # taken without following links; None if that failed
+
+
+# Builds a Candidate from (parts, identity) without the Python-level __new__.
+_new_candidate = functools.partial(tuple.__new__, Candidate)
 
 
 @dataclass(frozen=True)
@@ -330,13 +335,15 @@ class _Walker:
             self.visit(child, (*prefix, name), depth + 1)
 
     def _add(self, fd: int, name: str, prefix: tuple[str, ...]) -> None:
-        if len(self.candidates) >= self.limit:
+        # Runs once per file on every walk.
+        candidates = self.candidates
+        if len(candidates) >= self.limit:
             raise CandidateLimitExceeded()
         try:
             identity: Identity | None = identity_of(os.stat(name, dir_fd=fd, follow_symlinks=False))
         except OSError:
             identity = None
-        self.candidates.append(Candidate((*prefix, name), identity))
+        candidates.append(_new_candidate(((*prefix, name), identity)))
 
 
 def _classified(fd: int) -> Entries:
