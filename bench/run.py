@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import listing  # noqa: E402
 import recall_inspect  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
 
@@ -22,6 +23,7 @@ Section = Callable[[Sequence[int]], None]
 
 SECTIONS: list[tuple[str, Section]] = [
     ("recall_inspect", recall_inspect.run),
+    ("listing", listing.run),
 ]
 
 

@@ -1,0 +1,68 @@
+"""Section: a complete memory_list walk over HTTP, in pages of 100, against the read floor.
+
+For each N, seed N canonical records into one scope, start the server, and time walking the
+whole scope-wide inventory: a first request with page_size 100, then every next_cursor until
+the last page. The floor is reading and ``json.loads``-ing the same N files once in a plain
+loop, in this same run; a walk at or below 1.0x the floor means no page pays for re-reading
+or re-hashing the files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from common import (
+    SEED_SCOPE,
+    McpHttp,
+    Server,
+    measure,
+    ms,
+    print_table,
+    read_parse_floor,
+    seed_root,
+    settle,
+    temporary_root,
+)
+
+PAGE_SIZE = 100
+WALKS = 30
+WARMUP = 5
+
+HEADER = ("N", "pages", "floor p50", "walk p50", "walk p99", "page p50", "walk/floor")
+
+
+def _walk(client: McpHttp, expected: int) -> None:
+    payload = client.call("memory_list", {"scope": SEED_SCOPE, "page_size": PAGE_SIZE})
+    seen = len(payload["memories"])
+    while payload["page"]["truncated"]:
+        cursor = payload["page"]["next_cursor"]
+        payload = client.call("memory_list", {"scope": SEED_SCOPE, "cursor": cursor})
+        seen += len(payload["memories"])
+    if seen != expected:
+        raise RuntimeError(f"the walk returned {seen} of {expected} records")
+
+
+def _row(size: int) -> tuple[object, ...]:
+    pages = max(1, math.ceil(size / PAGE_SIZE))
+    with temporary_root() as root:
+        seeded = seed_root(root, size)
+        settle()
+        with Server(root) as server, McpHttp(server) as client:
+            timing = measure(lambda _: _walk(client, size), WALKS, WARMUP)
+        floor = read_parse_floor(seeded.paths)
+    return (
+        size,
+        pages,
+        ms(floor),
+        ms(timing.p50),
+        ms(timing.p99),
+        ms(timing.p50 / pages),
+        f"{timing.p50 / floor:.2f}x",
+    )
+
+
+def run(sizes: Sequence[int]) -> None:
+    """Print the listing-walk table (milliseconds) for each size."""
+    rows = [_row(size) for size in sizes]
+    print_table(f"memory_list full walk over HTTP, pages of {PAGE_SIZE} (ms)", HEADER, rows)
