@@ -675,6 +675,26 @@ def test_recall_sees_a_same_size_rewrite_of_a_settled_file(
     assert _ids(_recall(client, query="okapi")) == ["a"]
 
 
+def test_recall_sees_entries_added_removed_and_renamed_in_a_settled_directory(
+    client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every file and directory counts as settled: listings and reads are reused at once.
+    monkeypatch.setattr(store, "RACY_WINDOW_NS", -(10**12))
+    _legacy(memory_root, "ns", "a.json", content="zebra one")
+    assert _ids(_recall(client)) == ["a"]
+    assert _ids(_recall(client)) == ["a"]
+    _legacy(memory_root, "ns", "b.json", content="zebra two")
+    assert _ids(_recall(client)) == ["a", "b"]
+    os.rename(memory_root / "project" / "ns" / "a.json", memory_root / "project" / "ns" / "c.json")
+    assert [m["reference"]["id"] for m in _recall(client).payload["memories"]] == ["b", "a"]
+    (memory_root / "project" / "ns" / "b.json").unlink()
+    (memory_root / "project" / "ns" / "sub").mkdir()
+    _legacy(memory_root, "ns", "sub", "d.json", title="zebra")
+    assert _ids(_recall(client)) == ["d", "a"]
+    os.symlink(memory_root / "project" / "ns" / "sub", memory_root / "project" / "link")
+    assert _ids(_recall(client)) == ["d", "a"]
+
+
 def test_recall_tokenizes_and_reads_unchanged_files_only_once(
     client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
