@@ -7,9 +7,10 @@ its title, 2 for each in its scope-relative path or its tags' words, and 1 for e
 content. Archived canonical records never match. The best five win, ties broken by path,
 then by ID.
 
-Each record's term sets are computed once and kept in the store's per-file memo
-(``StoredRecord.derived``), which the store drops whenever the file changes; a call only
-tokenizes its query and intersects sets.
+Each record's terms and their weights are computed once and kept in the store's per-file
+memo (``StoredRecord.derived``), which goes away with the file version it describes. An
+inverted index per scope follows the store's scans by difference, so a call tokenizes only
+its query and reads the postings of its few terms.
 """
 
 from __future__ import annotations
