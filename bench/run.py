@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import listing  # noqa: E402
 import recall_inspect  # noqa: E402
+import remember  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
 
 Section = Callable[[Sequence[int]], None]
@@ -24,6 +25,7 @@ Section = Callable[[Sequence[int]], None]
 SECTIONS: list[tuple[str, Section]] = [
     ("recall_inspect", recall_inspect.run),
     ("listing", listing.run),
+    ("remember", remember.run),
 ]
 
 
