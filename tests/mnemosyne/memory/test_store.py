@@ -52,9 +52,10 @@ def root(tmp_path: Path) -> Path:
     return tmp_path / "memory"
 
 
-@pytest.fixture
-def store() -> MemoryStore:
-    return MemoryStore(clock=_later)
+@pytest.fixture(params=[True, False], ids=["change-feed", "stat-only"])
+def store(request: pytest.FixtureRequest) -> MemoryStore:
+    """The store with and without change notification: both must behave the same."""
+    return MemoryStore(clock=_later, watch_changes=request.param)
 
 
 @pytest.fixture
@@ -502,7 +503,7 @@ def test_a_same_size_rewrite_within_one_clock_tick_is_seen(
 
 def test_a_racy_reread_with_the_same_bytes_keeps_the_memo(root: Path, opened: list[str]) -> None:
     write_record(root, _legacy(), "project", "a.json")
-    store = MemoryStore()
+    store = MemoryStore(watch_changes=False)  # stat identities only, no change notification
     (first,) = store.recall_scan(root, PROJECT)
     first.derived["tokens"] = {"legacy"}
     (second,) = store.recall_scan(root, PROJECT)

@@ -220,14 +220,17 @@ def walk(
     limit: int = MAX_CANDIDATES,
     listings: Listings | None = None,
     racy_window_ns: int = 0,
+    on_directory: Callable[[int], None] | None = None,
 ) -> list[Candidate]:
     """All candidates below ``start_fd`` in discovery order (depth first, names by code point).
 
     Symlinks and directories beyond ``max_depth`` are reported through ``on_skip`` as they
     are met; nothing is read. Every candidate is stat-ed; with ``listings`` the names of a
     directory that has not changed are taken from the previous walk instead of listed again.
+    ``on_directory`` is called with each visited directory's descriptor before it is listed.
     """
     walker = _Walker(max_depth, report_too_deep, on_skip, limit, listings, racy_window_ns)
+    walker.on_directory = on_directory
     walker.visit(start_fd, (), 0)
     return walker.candidates
 
@@ -305,8 +308,11 @@ class _Walker:
         self.listings = listings
         self.racy_window_ns = racy_window_ns
         self.candidates: list[Candidate] = []
+        self.on_directory: Callable[[int], None] | None = None
 
     def visit(self, fd: int, prefix: tuple[str, ...], depth: int) -> None:
+        if self.on_directory is not None:
+            self.on_directory(fd)
         if self.listings is None:
             entries = _classified(fd)
         else:

@@ -12,6 +12,7 @@ this process and in others.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import logging
@@ -43,6 +44,7 @@ from mymcp.plugins.mnemosyne.memory.records import (
     serialize_canonical,
 )
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed, shared_feed
 
 __all__ = ["CollectionMode", "MemoryStore", "StoredRecord", "encode_record"]
 
@@ -99,11 +101,21 @@ _ScopeCache = dict[tuple[str, ...], _Entry]
 
 @dataclass(frozen=True)
 class _Snapshot:
-    """A scan served entirely from trusted entries: replayed while the walk is identical."""
+    """The result of one scan, replayed while nothing it depends on has changed.
+
+    Without change notification it is replayed while a new walk finds the same paths with
+    the same stat identities. With it (``since`` set), it is replayed without walking while
+    no watched directory saw an event since the walk began and the path from the root to
+    the start directory still leads to the same directories.
+    """
 
     candidates: list[files.Candidate]
     found: tuple[StoredRecord, ...]
     skipped: tuple[str, ...]
+    walk_skipped: tuple[str, ...] = ()  # warnings of the walk itself (symlink, too_deep)
+    since: tuple[int, int] | None = None
+    watches: tuple[int, ...] = ()
+    chain: tuple[tuple[int, int, int], ...] = ()
 
 
 # (absolute root, start directory parts, depth): one snapshot per kind of scan.
@@ -131,12 +143,15 @@ class MemoryStore:
     skipped entry on ``mymcp.memory.store``.
     """
 
-    def __init__(self, *, clock: Callable[[], int] = time.time_ns) -> None:
+    def __init__(
+        self, *, clock: Callable[[], int] = time.time_ns, watch_changes: bool = True
+    ) -> None:
         self._clock = clock
         self._mutex = threading.Lock()
         self._scopes: dict[str, _ScopeCache] = {}
         self._snapshots: dict[_SnapshotKey, _Snapshot] = {}
         self._listings = files.Listings(clock)
+        self._feed = shared_feed() if watch_changes else ChangeFeed(enabled=False)
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -349,21 +364,32 @@ class MemoryStore:
         max_depth: int,
         report_too_deep: bool,
     ) -> list[StoredRecord]:
+        base = os.path.abspath(root)
+        snapshot_key = (base, start_parts, max_depth)
+        chain = _chain(base, start_parts)
+        replay = self._unchanged_snapshot(snapshot_key, chain)
+        if replay is not None:
+            return _replayed(scope, replay, walked=False)
+        since = self._feed.mark() if chain else None
+        watches: list[int | None] = []
+        walk_skipped: list[str] = []
+
+        def on_skip(reason: str) -> None:
+            walk_skipped.append(reason)
+            _log_skip(scope, reason)
+
         candidates = files.walk(
             start_fd,
             max_depth,
             report_too_deep=report_too_deep,
-            on_skip=lambda reason: _log_skip(scope, reason),
+            on_skip=on_skip,
             listings=self._listings,
             racy_window_ns=RACY_WINDOW_NS,
+            on_directory=None if since is None else lambda fd: watches.append(self._feed.watch(fd)),
         )
-        base = os.path.abspath(root)
-        snapshot_key = (base, start_parts, max_depth)
         snapshot = self._snapshot(snapshot_key, candidates)
-        if snapshot is not None:
-            for reason in snapshot.skipped:
-                _log_skip(scope, reason)
-            return list(snapshot.found)
+        if snapshot is not None and since is None:
+            return _replayed(scope, snapshot, walked=True)
         cache = self._scope_cache(base, str(scope))
         found: list[StoredRecord] = []
         skipped: list[str] = []
@@ -383,9 +409,26 @@ class MemoryStore:
                 _log_skip(scope, outcome)
         if max_depth == SCOPE_DEPTH and len(start_parts) == 1:
             self._retain(cache, keys)
-        if settled:
-            self._keep_snapshot(snapshot_key, _Snapshot(candidates, tuple(found), tuple(skipped)))
+        watched = since is not None and None not in watches
+        if settled or watched:
+            kept = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walk_skipped))
+            if watched and since is not None:
+                checked = tuple(wd for wd in watches if wd is not None)
+                kept = dataclasses.replace(kept, since=since, watches=checked, chain=chain)
+            self._keep_snapshot(snapshot_key, kept)
         return found
+
+    def _unchanged_snapshot(
+        self, key: _SnapshotKey, chain: tuple[tuple[int, int, int], ...]
+    ) -> _Snapshot | None:
+        """The last snapshot of ``key`` if change notification vouches for it."""
+        with self._mutex:
+            snapshot = self._snapshots.get(key)
+        if snapshot is None or snapshot.since is None or not chain or snapshot.chain != chain:
+            return None
+        if not self._feed.unchanged(snapshot.watches, snapshot.since):
+            return None
+        return snapshot
 
     def _load_exact(
         self, root_fd: int, root: Path, parts: tuple[str, ...], *, fresh: bool
@@ -507,6 +550,34 @@ def _held_roots() -> dict[tuple[int, int, int], int]:
         roots = {}
         _held.roots = roots
     return roots
+
+
+def _replayed(scope: Scope, snapshot: _Snapshot, *, walked: bool) -> list[StoredRecord]:
+    """The snapshot's records, logging the warnings this scan would have logged."""
+    reasons = snapshot.skipped if walked else snapshot.walk_skipped + snapshot.skipped
+    for reason in reasons:
+        _log_skip(scope, reason)
+    return list(snapshot.found)
+
+
+def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int], ...]:
+    """(device, inode, mode) of the root and each directory down to the start, by lstat.
+
+    Empty when any of them is not a plain directory (a symlinked root included), which
+    keeps such scans on the full walk.
+    """
+    chain = []
+    path = base
+    for name in ("", *start_parts):
+        path = os.path.join(path, name) if name else path
+        try:
+            status = os.lstat(path)
+        except OSError:
+            return ()
+        if not stat.S_ISDIR(status.st_mode):
+            return ()
+        chain.append((status.st_dev, status.st_ino, status.st_mode))
+    return tuple(chain)
 
 
 def _trusted_outcome(
