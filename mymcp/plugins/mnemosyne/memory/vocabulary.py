@@ -170,8 +170,7 @@ SCOPE_RULES: dict[Scope, ScopeRule] = {
             ),
             (
                 MemoryKind.QUESTION,
-                "an open question whose answer could change the direction or the "
-                "implementation",
+                "an open question whose answer could change the direction or the implementation",
             ),
             (
                 MemoryKind.REFERENCE,
@@ -196,8 +195,7 @@ SCOPE_RULES: dict[Scope, ScopeRule] = {
             ),
             (
                 MemoryKind.SUMMARY,
-                "a user-approved synthesis on such a topic, meant for reuse; not "
-                "general knowledge",
+                "a user-approved synthesis on such a topic, meant for reuse; not general knowledge",
             ),
         ),
     )
