@@ -19,16 +19,27 @@ class ToolReply:
     raw: dict[str, Any]
 
 
-class McpClient:
-    """A small MCP client over the in-process app."""
+MODERN_PROTOCOL = "2025-11-25"
 
-    def __init__(self, client: TestClient) -> None:
+
+class McpClient:
+    """A small MCP client over the in-process app.
+
+    Like a current client it announces its protocol revision on every request
+    (``MCP-Protocol-Version``); ``protocol_version=None`` behaves like a 0.2.0-era client.
+    """
+
+    def __init__(self, client: TestClient, protocol_version: str | None = MODERN_PROTOCOL) -> None:
         self.http = client
+        self.protocol_version = protocol_version
         self._next_id = 0
 
     def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> Any:
         content = body.encode() if isinstance(body, str) else body
-        merged = {"content-type": "application/json", **(headers or {})}
+        merged = {"content-type": "application/json"}
+        if self.protocol_version is not None:
+            merged["mcp-protocol-version"] = self.protocol_version
+        merged.update({key.lower(): value for key, value in (headers or {}).items()})
         return self.http.post("/mcp", content=content, headers=merged)
 
     def rpc(self, method: Any, params: Any = None, id: Any = 1) -> dict[str, Any]:

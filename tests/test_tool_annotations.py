@@ -163,3 +163,17 @@ def test_list_tools_result_is_plain_text(client: McpClient) -> None:
     result = client.rpc("tools/call", {"name": "list_tools", "arguments": {}})["result"]
     assert result["content"][0]["text"].startswith("Server: mymcp 0.2.0. Available tools: ")
     assert "isError" not in result
+
+
+@pytest.mark.parametrize("version", [None, "2024-11-05", "2025-03-26"])
+def test_clients_before_2025_06_18_get_the_original_result_shape(
+    mcp: Callable[..., McpClient], version: str | None
+) -> None:
+    client = mcp()
+    client.protocol_version = version
+    reply = client.call("memory_recall", {"query": "nothing here", "scope": "project"})
+    assert reply.raw == {
+        "content": [{"type": "text", "text": '{"status":"no_matches","memories":[]}'}]
+    }
+    failed = client.call("memory_recall", {"query": "", "scope": "project"})
+    assert set(failed.raw) == {"content", "isError"}

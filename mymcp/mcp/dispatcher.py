@@ -30,7 +30,7 @@ class MCPDispatcher:
         if not isinstance(registry, ToolRegistry):
             raise ValueError("invalid MCP runtime")
         self._registry = registry
-        self._methods: dict[str, Callable[[Any, dict[str, Any]], Response]] = {
+        self._methods: dict[str, Callable[[Any, dict[str, Any], str | None], Response]] = {
             "initialize": self._initialize,
             "ping": self._empty,
             "notifications/initialized": self._empty,
@@ -38,8 +38,12 @@ class MCPDispatcher:
             "tools/call": self._tools_call,
         }
 
-    def dispatch(self, message: Any) -> Response | None:
-        """The response envelope for ``message``, or None for a notification."""
+    def dispatch(self, message: Any, *, protocol_version: str | None = None) -> Response | None:
+        """The response envelope for ``message``, or None for a notification.
+
+        ``protocol_version`` is the revision the client says it speaks on this request (the
+        ``MCP-Protocol-Version`` header), if any.
+        """
         if not isinstance(message, dict):
             return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if "id" not in message:
@@ -53,30 +57,46 @@ class MCPDispatcher:
             return jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Invalid Request")
         handler = self._methods.get(method) if isinstance(method, str) else None
         if handler is None:
-            return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, _named("Unknown method", method))
+            return jsonrpc.error(
+                request_id, jsonrpc.METHOD_NOT_FOUND, _named("Unknown method", method)
+            )
         try:
-            return handler(request_id, params)
+            return handler(request_id, params, protocol_version)
         except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error (D3)
             _logger.error("handler failed method=%s", jsonrpc.log_value(method))
             return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
 
-    def _initialize(self, request_id: Any, params: dict[str, Any]) -> Response:
+    def _initialize(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
         return jsonrpc.result(request_id, initialize_result(params.get("protocolVersion")))
 
-    def _empty(self, request_id: Any, params: dict[str, Any]) -> Response:
+    def _empty(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
         return jsonrpc.result(request_id, {})
 
-    def _tools_list(self, request_id: Any, params: dict[str, Any]) -> Response:
+    def _tools_list(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
         return jsonrpc.result(request_id, {"tools": self._registry.tools})
 
-    def _tools_call(self, request_id: Any, params: dict[str, Any]) -> Response:
+    def _tools_call(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
         name = params.get("name")
         arguments = params["arguments"] if "arguments" in params else {}
         if not isinstance(arguments, dict) or isinstance(name, (list, dict)):
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params")
         if name not in self._registry:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, _named("Unknown tool", name))
-        return jsonrpc.result(request_id, self._registry.call_tool(name, arguments))
+        result = self._registry.call_tool(name, arguments)
+        if isinstance(result, dict) and not speaks_structured_content(version):
+            result = {key: value for key, value in result.items() if key != STRUCTURED_CONTENT}
+        return jsonrpc.result(request_id, result)
+
+
+STRUCTURED_CONTENT = "structuredContent"
+# The first MCP revision with structured Tool results; older clients get the text item only,
+# exactly as the original 0.2.0 answered.
+STRUCTURED_CONTENT_SINCE = "2025-06-18"
+
+
+def speaks_structured_content(version: str | None) -> bool:
+    """Whether a client on this revision (None: it did not say) knows ``structuredContent``."""
+    return version is not None and version >= STRUCTURED_CONTENT_SINCE
 
 
 def negotiate_protocol_version(requested: Any) -> str:

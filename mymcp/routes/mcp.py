@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -36,22 +37,28 @@ def create_router(dispatcher: MCPDispatcher) -> APIRouter:
             message = jsonrpc.decode_body(body)
         except jsonrpc.ParseError:
             return _error_response(400, jsonrpc.PARSE_ERROR, "Parse error")
-        return await _answer(dispatcher, message)
+        return await _answer(dispatcher, message, version)
 
     return router
 
 
-async def _answer(dispatcher: MCPDispatcher, message: Any) -> Response:
+async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) -> Response:
     is_request = not isinstance(message, dict) or "id" in message
     request_id = message.get("id") if isinstance(message, dict) else None
     method = message.get("method") if isinstance(message, dict) else None
     if is_request:
-        _logger.info("request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method))
+        _logger.info(
+            "request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method)
+        )
     started = time.perf_counter()
-    response = await run_in_threadpool(dispatcher.dispatch, message)
+    response = await run_in_threadpool(
+        functools.partial(dispatcher.dispatch, message, protocol_version=version)
+    )
     duration_ms = round((time.perf_counter() - started) * 1000)
     if response is None:
-        _logger.debug("notification method=%s duration_ms=%d", jsonrpc.log_value(method), duration_ms)
+        _logger.debug(
+            "notification method=%s duration_ms=%d", jsonrpc.log_value(method), duration_ms
+        )
         return Response(status_code=202)
     body, response = _serialize(response, request_id)
     _log_outcome(response, request_id, method, duration_ms)
@@ -76,7 +83,11 @@ def _log_outcome(response: dict[str, Any], request_id: Any, method: Any, duratio
     if "error" in response:
         code = response["error"]["code"]
         _logger.warning(
-            "response id=%s method=%s outcome=error code=%d duration_ms=%d", rid, name, code, duration_ms
+            "response id=%s method=%s outcome=error code=%d duration_ms=%d",
+            rid,
+            name,
+            code,
+            duration_ms,
         )
     else:
         _logger.info("response id=%s method=%s outcome=ok duration_ms=%d", rid, name, duration_ms)

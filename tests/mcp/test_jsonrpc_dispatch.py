@@ -289,14 +289,31 @@ def test_tools_call_names_the_unknown_tool(
     assert host.calls.received == []
 
 
-def test_tools_call_returns_the_handler_result_verbatim(host: SyntheticHost) -> None:
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_tools_call_returns_the_handler_result_verbatim(host: SyntheticHost, version: str) -> None:
     response = host.send(
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "verbatim"}}
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "verbatim"}},
+        headers={"MCP-Protocol-Version": version},
     )
 
     assert response.status_code == 200
     assert response.content == exact_json(result(3, VERBATIM_RESULT))
     assert "isError" not in response.json()["result"]
+
+
+@pytest.mark.parametrize(
+    "headers", [{}, {"MCP-Protocol-Version": "2024-11-05"}, {"MCP-Protocol-Version": "2025-03-26"}]
+)
+def test_clients_before_structured_results_get_no_structured_content(
+    host: SyntheticHost, headers: dict[str, str]
+) -> None:
+    response = host.send(
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "verbatim"}},
+        headers=headers,
+    )
+
+    expected = {key: value for key, value in VERBATIM_RESULT.items() if key != "structuredContent"}
+    assert response.content == exact_json(result(3, expected))
 
 
 def test_a_tool_error_result_is_still_a_json_rpc_result(host: SyntheticHost) -> None:
