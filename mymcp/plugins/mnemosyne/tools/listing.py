@@ -177,7 +177,22 @@ def _page_size(arguments: Mapping[str, Any]) -> int:
 # --- the result ----------------------------------------------------------------------------
 
 
+_ITEM_MEMO = "memory_list.item"
+
+
 def _item(item: ListedItem, scope: Scope) -> Payload:
+    """The list entry of one record, built once per record version and scope."""
+    key = (scope, item.inspectability)
+    memo = item.stored.derived.get(_ITEM_MEMO)
+    if isinstance(memo, tuple) and memo[0] == key:
+        cached: Payload = memo[1]
+        return cached
+    entry = _build_item(item, scope)
+    item.stored.derived[_ITEM_MEMO] = (key, entry)
+    return entry
+
+
+def _build_item(item: ListedItem, scope: Scope) -> Payload:
     record = item.stored.record
     if isinstance(record, LegacyRecord):
         reference: Payload = {"schema_version": 1, "scope": scope.value, "id": record.id}
