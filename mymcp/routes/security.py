@@ -41,7 +41,11 @@ class HttpSecurity:
 
     def host_allowed(self, host: str) -> bool:
         name = _host_name(host)
-        return name in _LOOPBACK_NAMES or name in self.allowed_hosts or host.lower() in self.allowed_hosts
+        return (
+            name in _LOOPBACK_NAMES
+            or name in self.allowed_hosts
+            or host.lower() in self.allowed_hosts
+        )
 
     def origin_allowed(self, origin: str) -> bool:
         if origin.lower() in self.allowed_origins:
@@ -84,7 +88,9 @@ class SecurityMiddleware:
 
 
 def _headers(scope: Scope) -> dict[str, str]:
-    return {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+    return {
+        key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]
+    }
 
 
 def _host_name(host: str) -> str:
