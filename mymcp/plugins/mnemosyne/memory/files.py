@@ -394,6 +394,45 @@ def _is_symlink_at(dir_fd: int, name: str) -> bool:
         return False
 
 
+def count_candidates(fd: int, max_depth: int, limit: int = MAX_CANDIDATES) -> int:
+    """Candidates below ``fd`` as a walk would find them, without stat-ing or reading any.
+
+    Symlinks are never followed; raises :class:`CandidateLimitExceeded` once over ``limit``.
+    """
+    return _count_candidates(fd, 0, max_depth, limit)
+
+
+def _count_candidates(fd: int, depth: int, max_depth: int, budget: int) -> int:
+    count = 0
+    for entry in _list_directory(fd):
+        try:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if depth < max_depth:
+                    count += _count_subdirectory(
+                        fd, entry.name, depth + 1, max_depth, budget - count
+                    )
+            elif entry.is_file(follow_symlinks=False) and is_candidate_name(entry.name):
+                count += 1
+        except OSError:
+            continue  # an entry that cannot be classified is not a candidate
+        if count > budget:
+            raise CandidateLimitExceeded()
+    return count
+
+
+def _count_subdirectory(parent_fd: int, name: str, depth: int, max_depth: int, budget: int) -> int:
+    try:
+        child = open_subdirectory(parent_fd, name)
+    except OSError as exc:
+        if _is_symlink_at(parent_fd, name):
+            return 0  # replaced by a symlink since it was listed: skipped like any symlink
+        raise SourceUnavailable() from exc
+    with closing_fd(child):
+        return _count_candidates(child, depth, max_depth, budget)
+
+
 # --- reading -----------------------------------------------------------------------------
 
 

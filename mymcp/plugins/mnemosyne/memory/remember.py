@@ -13,8 +13,6 @@ only counted, so that a scope past the candidate bound still refuses every write
 
 from __future__ import annotations
 
-import os
-import stat
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,19 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Protocol
 
-from mymcp.plugins.mnemosyne.memory import files, policy
-from mymcp.plugins.mnemosyne.memory.errors import (
-    CandidateLimitExceeded,
-    MnemosyneError,
-    SourceUnavailable,
-)
+from mymcp.plugins.mnemosyne.memory import policy
+from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
-from mymcp.plugins.mnemosyne.memory.store import (
-    SCOPE_DEPTH,
-    MemoryStore,
-    StoredRecord,
-    encode_record,
-)
+from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp, is_canonical_id
 from mymcp.plugins.mnemosyne.memory.vocabulary import (
     LifecycleState,
@@ -212,65 +201,7 @@ def _same_directory(store: MemoryStore, root: Path, draft: Draft) -> list[Stored
 
     Raises CandidateLimitExceeded when the whole scope holds more than 1,000 candidates.
     """
-    _check_candidate_bound(root, draft.scope)
+    store.check_candidate_bound(root, draft.scope)
     if draft.collection is None:
         return store.list_scan(root, draft.scope, draft.namespace.id, "none", None)
     return store.list_scan(root, draft.scope, draft.namespace.id, "exact", draft.collection.id)
-
-
-def _check_candidate_bound(root: Path, scope: Scope) -> None:
-    """Count the scope's candidate files as discovery would, without reading any of them."""
-    scope_dir = os.path.join(root, scope.value)
-    try:
-        status = files.lstat_or_none(scope_dir)
-        if status is None or stat.S_ISLNK(status.st_mode):
-            return
-        if not stat.S_ISDIR(status.st_mode):
-            raise SourceUnavailable()
-        start_fd = files.open_directory(scope_dir)
-    except OSError as exc:
-        raise SourceUnavailable() from exc
-    with files.closing_fd(start_fd):
-        _count_candidates(start_fd, 0, files.MAX_CANDIDATES)
-
-
-def _count_candidates(fd: int, depth: int, budget: int) -> int:
-    """Candidates below ``fd`` (symlinks never followed); raises once over ``budget``."""
-    try:
-        with os.scandir(fd) as listing:
-            entries = list(listing)
-    except OSError as exc:
-        raise SourceUnavailable() from exc
-    count = 0
-    for entry in entries:
-        try:
-            if entry.is_symlink():
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if depth < SCOPE_DEPTH:
-                    count += _count_subdirectory(fd, entry.name, depth + 1, budget - count)
-            elif entry.is_file(follow_symlinks=False) and files.is_candidate_name(entry.name):
-                count += 1
-        except OSError:
-            continue  # an entry that cannot be classified is not a candidate
-        if count > budget:
-            raise CandidateLimitExceeded()
-    return count
-
-
-def _count_subdirectory(parent_fd: int, name: str, depth: int, budget: int) -> int:
-    try:
-        child = files.open_subdirectory(parent_fd, name)
-    except OSError as exc:
-        if _is_symlink_at(parent_fd, name):
-            return 0  # replaced by a symlink since it was listed: skipped like any symlink
-        raise SourceUnavailable() from exc
-    with files.closing_fd(child):
-        return _count_candidates(child, depth, budget)
-
-
-def _is_symlink_at(dir_fd: int, name: str) -> bool:
-    try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-    except OSError:
-        return False

@@ -222,6 +222,24 @@ class MemoryStore:
         with files.closing_fd(start_fd):
             return self._scan(root, scope, start_fd, tuple(names), depth, report)
 
+    def check_candidate_bound(self, root: Path, scope: Scope) -> None:
+        """Raise :class:`CandidateLimitExceeded` if the scope holds too many candidates.
+
+        Counts as discovery would (same depth, symlinks skipped) but reads and stats
+        nothing; a missing or symlinked scope directory counts as empty.
+        """
+        scope_dir = os.path.join(root, scope)
+        try:
+            status = files.lstat_or_none(scope_dir)
+            if status is None or stat.S_ISLNK(status.st_mode):
+                return
+            _require_directory(status)
+            start_fd = files.open_directory(scope_dir)
+        except OSError as exc:
+            raise SourceUnavailable() from exc
+        with files.closing_fd(start_fd):
+            files.count_candidates(start_fd, SCOPE_DEPTH)
+
     # --- the lock ------------------------------------------------------------------------
 
     @contextmanager
