@@ -483,7 +483,7 @@ def test_a_same_size_rewrite_within_one_clock_tick_is_seen(
     monkeypatch.setattr(
         files,
         "identity_of",
-        lambda st: (st.st_dev, st.st_ino, st.st_size, frozen, frozen),
+        lambda st: (st.st_dev, st.st_ino, st.st_size, frozen, frozen, st.st_nlink),
     )
     path = write_record(root, _legacy("a", "first"), "project", "a.json")
     store = MemoryStore()  # the real clock: this read is too close to the last change

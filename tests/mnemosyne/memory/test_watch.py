@@ -179,3 +179,17 @@ def test_the_change_feed_sees_a_write_in_a_watched_directory(tmp_path: Path) -> 
     (tmp_path / "x.json").write_text(json.dumps(legacy("x")))
     assert not feed.unchanged((wd,), since)
     assert feed.unchanged((wd,), feed.mark() or since)
+
+
+def test_an_edit_through_a_hard_link_outside_the_root_is_seen(root: Path, tmp_path: Path) -> None:
+    # The kernel reports a write only to the directory of the path it went through, so a
+    # record that shares its inode with a file elsewhere must never be served from events.
+    store = MemoryStore()
+    record = root / "project" / "notes" / "plain.json"
+    outside = tmp_path / "elsewhere.json"
+    os.link(record, outside)
+    assert "tea" in contents(store.recall_scan(root, PROJECT))
+    with open(outside, "wb") as handle:  # in place: the inode stays shared
+        handle.write(json.dumps(legacy("plain", "tee")).encode())
+    found = contents(store.recall_scan(root, PROJECT))
+    assert "tee" in found and "tea" not in found

@@ -39,8 +39,10 @@ TOO_DEEP = "too_deep"
 UNREADABLE = "unreadable"
 OVERSIZED = "oversized"
 
-# (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns): what makes a cached read reusable.
-Identity = tuple[int, int, int, int, int]
+# (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns, st_nlink): what makes a cached read
+# reusable. The link count tells whether the file can also be written through another path.
+Identity = tuple[int, int, int, int, int, int]
+LINKS = 5  # index of st_nlink in an Identity
 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -83,6 +85,7 @@ def identity_of(status: os.stat_result) -> Identity:
         status.st_size,
         status.st_mtime_ns,
         status.st_ctime_ns,
+        status.st_nlink,
     )
 
 

@@ -427,7 +427,8 @@ class MemoryStore:
                 _log_skip(scope, outcome)
         if max_depth == SCOPE_DEPTH and len(start_parts) == 1:
             self._retain(cache, keys)
-        watched = since is not None and None not in watches
+        # A file with a second hard link can be written through a directory nobody watches.
+        watched = since is not None and None not in watches and not _shares_inodes(candidates)
         if settled or watched:
             kept = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walk_skipped))
             if watched and since is not None:
@@ -596,6 +597,11 @@ def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int
             return ()
         chain.append((status.st_dev, status.st_ino, status.st_mode))
     return tuple(chain)
+
+
+def _shares_inodes(candidates: list[files.Candidate]) -> bool:
+    links = files.LINKS
+    return any(c.identity is not None and c.identity[links] > 1 for c in candidates)
 
 
 def _trusted_outcome(
