@@ -1034,6 +1034,53 @@ def test_remember_refuses_a_symlinked_memory_root(
     assert list(target.iterdir()) == []
 
 
+def test_remember_reports_an_equal_record_behind_a_symlinked_root(
+    remember: Callable[..., ToolReply], memory_root: Path
+) -> None:
+    # Like recall, the duplicate search reads through a symlinked root; only writing refuses it.
+    target = memory_root.parent / "elsewhere"
+    place_canonical(target, canonical_record())
+    memory_root.symlink_to(target)
+    before = snapshot_tree(target)
+    reply = remember(draft(language="fr", origin="user_approved_proposal"))
+    assert not reply.is_error
+    assert reply.payload == {
+        "status": "already_exists",
+        "reference": {
+            "scope": "project",
+            "namespace_id": "mnemosyne",
+            "collection_id": "decisions",
+            "id": CANONICAL_ID,
+        },
+        "lifecycle": {"state": "active", "revision": 1},
+    }
+    assert snapshot_tree(target) == before
+
+
+def test_remember_counts_candidates_behind_a_symlinked_root(
+    remember: Callable[..., ToolReply], memory_root: Path
+) -> None:
+    target = memory_root.parent / "elsewhere"
+    junk_files(target / "project" / "other", files.MAX_CANDIDATES + 1)
+    memory_root.symlink_to(target)
+    before = snapshot_tree(target)
+    assert remember(draft()).payload["code"] == "candidate_limit_exceeded"
+    assert snapshot_tree(target) == before
+
+
+def test_remember_refuses_a_dangling_root_symlink(
+    remember: Callable[..., ToolReply], memory_root: Path
+) -> None:
+    target = memory_root.parent / "nowhere"
+    memory_root.symlink_to(target)
+    reply = remember(draft())
+    assert (reply.payload["status"], reply.payload["code"]) == (
+        "storage_error",
+        "memory_source_unavailable",
+    )
+    assert not os.path.lexists(target)
+
+
 def test_remember_refuses_a_symlinked_namespace_directory(
     remember: Callable[..., ToolReply], memory_root: Path
 ) -> None:

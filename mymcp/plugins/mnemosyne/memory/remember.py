@@ -8,20 +8,24 @@ published. Two identical drafts racing each other therefore produce exactly one 
 A valid record sits exactly at the path its own scope, namespace and collection name, so
 an equal record can only live in the directory the draft would be written to: that one
 directory is loaded (through the store's cache) and compared. The rest of the scope is
-only counted, so that a scope past the candidate bound still refuses every write.
+only counted, so that a scope past the candidate bound still refuses every write. A
+symlinked root is read through for this search, as recall reads through it, so an equal
+record behind it is still reported; nothing new is ever published below such a root.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Protocol
 
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
+from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError, NotFound, SourceUnavailable
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp, is_canonical_id
@@ -173,8 +177,9 @@ def remember(
     )
     # An unstorable draft (e.g. a lone surrogate) fails here, before the root is created.
     encode_record(draft.record(_PLACEHOLDER_ID, _PLACEHOLDER_TIME))
-    with store.lock(root):
-        existing = _find_duplicate(_same_directory(store, root, draft), draft)
+    with ExitStack() as held:
+        linked = _hold_root(held, store, root)
+        existing = _find_duplicate(_candidates(store, root, draft, linked=linked), draft)
         if existing is not None:
             status = (
                 ALREADY_EXISTS if existing.state is LifecycleState.ACTIVE else EXISTING_ARCHIVED
@@ -187,6 +192,22 @@ def remember(
     return Remembered(REMEMBERED, stored.record)
 
 
+def _hold_root(held: ExitStack, store: MemoryStore, root: Path) -> bool:
+    """Take the root's write lock for the search and the publication; True for a symlink.
+
+    A symlinked root is followed for the search, as recall reads through one, so an equal
+    record behind it is still reported; the store refuses to publish below such a root.
+    """
+    if not os.path.islink(root):
+        held.enter_context(store.lock(root))
+        return False
+    try:
+        held.enter_context(store.lock(root, create=False))
+    except NotFound as exc:  # a dangling link: nothing to search and nowhere to write
+        raise SourceUnavailable() from exc
+    return True
+
+
 def _find_duplicate(found: list[StoredRecord], draft: Draft) -> CanonicalRecord | None:
     wanted = duplicate_key(draft)
     for stored in found:
@@ -196,12 +217,18 @@ def _find_duplicate(found: list[StoredRecord], draft: Draft) -> CanonicalRecord 
     return None
 
 
-def _same_directory(store: MemoryStore, root: Path, draft: Draft) -> list[StoredRecord]:
-    """The valid records of the draft's destination directory, in name order.
+def _candidates(
+    store: MemoryStore, root: Path, draft: Draft, *, linked: bool
+) -> list[StoredRecord]:
+    """The valid records an equal memory could be among, in discovery order.
 
+    That is the draft's destination directory; behind a symlinked root, which the
+    directory listing refuses, the whole scope is walked the way recall walks it.
     Raises CandidateLimitExceeded when the whole scope holds more than 1,000 candidates.
     """
     store.check_candidate_bound(root, draft.scope)
+    if linked:
+        return store.recall_scan(root, draft.scope)
     if draft.collection is None:
         return store.list_scan(root, draft.scope, draft.namespace.id, "none", None)
     return store.list_scan(root, draft.scope, draft.namespace.id, "exact", draft.collection.id)
