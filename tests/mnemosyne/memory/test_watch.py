@@ -13,6 +13,7 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory import store as store_module
+from mymcp.plugins.mnemosyne.memory import watch as watch_module
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
@@ -193,3 +194,14 @@ def test_an_edit_through_a_hard_link_outside_the_root_is_seen(root: Path, tmp_pa
         handle.write(json.dumps(legacy("plain", "tee")).encode())
     found = contents(store.recall_scan(root, PROJECT))
     assert "tee" in found and "tea" not in found
+
+
+def test_a_filesystem_not_known_to_report_every_change_always_walks(
+    root: Path, walks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Network and FUSE filesystems do not report changes made by other machines.
+    monkeypatch.setattr(watch_module, "LOCAL_FILESYSTEMS", frozenset())
+    store = MemoryStore()
+    store.recall_scan(root, PROJECT)
+    store.recall_scan(root, PROJECT)
+    assert len(walks) == 2

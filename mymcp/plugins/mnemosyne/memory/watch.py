@@ -21,7 +21,7 @@ import struct
 import sys
 import threading
 
-__all__ = ["ChangeFeed", "shared_feed"]
+__all__ = ["LOCAL_FILESYSTEMS", "ChangeFeed", "shared_feed"]
 
 _IN_MODIFY = 0x00000002
 _IN_ATTRIB = 0x00000004
@@ -49,6 +49,25 @@ _MASK = (
     | _IN_MOVE_SELF
     | _IN_ONLYDIR
 )
+# Filesystem magic numbers (statfs f_type) of local filesystems, where every change goes
+# through this kernel and so raises an event. Network and FUSE filesystems (NFS, SMB,
+# sshfs, 9p, ...) do not report changes made elsewhere; their scans always walk.
+LOCAL_FILESYSTEMS = frozenset(
+    {
+        0xEF53,  # ext2, ext3, ext4
+        0x58465342,  # xfs
+        0x9123683E,  # btrfs
+        0x01021994,  # tmpfs
+        0x858458F6,  # ramfs
+        0xF2F52010,  # f2fs
+        0x2FC12FC1,  # zfs
+        0xCA451A4E,  # bcachefs
+        0x3153464A,  # jfs
+        0x52654973,  # reiserfs
+        0x794C7630,  # overlayfs
+    }
+)
+_STATFS_BUFFER = 512  # larger than struct statfs on every Linux ABI; f_type comes first
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, name length; the name follows
 _READ_SIZE = 64 * 1024
 
@@ -60,6 +79,7 @@ def _load_libc() -> ctypes.CDLL | None:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        libc.fstatfs.argtypes = [ctypes.c_int, ctypes.c_void_p]
     except (OSError, AttributeError):
         return None
     return libc
@@ -92,6 +112,8 @@ class ChangeFeed:
         """Watch the directory open at ``directory_fd``; its watch descriptor, or None."""
         with self._mutex:
             if self._fd is None or _LIBC is None or self._pid != os.getpid():
+                return None
+            if not _on_local_filesystem(_LIBC, directory_fd):
                 return None
             path = f"/proc/self/fd/{directory_fd}".encode()
             wd = int(_LIBC.inotify_add_watch(self._fd, path, _MASK))
@@ -147,6 +169,14 @@ class ChangeFeed:
                 self._epoch += 1
             else:
                 self._last_event[wd] = self._sequence
+
+
+def _on_local_filesystem(libc: ctypes.CDLL, directory_fd: int) -> bool:
+    buffer = ctypes.create_string_buffer(_STATFS_BUFFER)
+    if int(libc.fstatfs(directory_fd, buffer)) != 0:
+        return False
+    magic = ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF
+    return magic in LOCAL_FILESYSTEMS
 
 
 _SHARED: ChangeFeed | None = None
