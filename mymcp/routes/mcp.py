@@ -66,16 +66,28 @@ async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) 
 
 
 def _serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[str, Any]]:
+    """The response bytes, falling back to -32603 (and then to a null id) when unencodable."""
+    for candidate in (
+        response,
+        jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"),
+        # An id nested just inside the decoder's depth limit may exceed the encoder's.
+        jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error"),
+    ):
+        body = _encode(candidate)
+        if body is not None:
+            return body, candidate
+    raise AssertionError("the null-id error envelope is always encodable")
+
+
+def _encode(response: dict[str, Any]) -> bytes | None:
     try:
         text = json.dumps(response, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: escape instead of failing
+            return json.dumps(response, separators=(",", ":"), ensure_ascii=True).encode("ascii")
     except (TypeError, ValueError, RecursionError):
-        response = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
-        text = json.dumps(response, separators=(",", ":"), ensure_ascii=False)
-    try:
-        return text.encode("utf-8"), response
-    except UnicodeEncodeError:  # lone surrogates: escape instead of failing
-        escaped = json.dumps(response, separators=(",", ":"), ensure_ascii=True)
-        return escaped.encode("ascii"), response
+        return None
 
 
 def _log_outcome(response: dict[str, Any], request_id: Any, method: Any, duration_ms: int) -> None:
