@@ -161,24 +161,28 @@ def _nested_id_ping(depth: int) -> bytes:
 def test_an_id_nested_as_deep_as_the_decoder_allows_never_crashes(host: SyntheticHost) -> None:
     # The decoder and the encoder give up at slightly different depths, so an id just inside
     # the decoder's limit cannot always be written back: the answer must still be JSON-RPC.
-    client = TestClient(host.client.app, base_url=BASE_URL, raise_server_exceptions=False)
+    with TestClient(host.client.app, base_url=BASE_URL, raise_server_exceptions=False) as client:
+        deepest = _deepest_parsed_id(client)
+        for depth in range(max(1, deepest - 20), deepest + 1):
+            response = client.post("/mcp", content=_nested_id_ping(depth))
+
+            assert response.status_code == 200, depth
+            assert response.headers["content-type"] == "application/json"
+            body = json.loads(response.content)
+            assert body.get("result") == {} or body == {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32603, "message": "Internal error"},
+            }
+
+
+def _deepest_parsed_id(client: TestClient) -> int:
     parses, fails = 1, 5000
     while fails - parses > 1:
         middle = (parses + fails) // 2
         status = client.post("/mcp", content=_nested_id_ping(middle)).status_code
         parses, fails = (middle, fails) if status != 400 else (parses, middle)
-
-    for depth in range(max(1, parses - 20), parses + 1):
-        response = client.post("/mcp", content=_nested_id_ping(depth))
-
-        assert response.status_code == 200, depth
-        assert response.headers["content-type"] == "application/json"
-        body = json.loads(response.content)
-        assert body.get("result") == {} or body == {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {"code": -32603, "message": "Internal error"},
-        }
+    return parses
 
 
 def test_notification_response_has_no_body_or_content_type(host: SyntheticHost) -> None:
