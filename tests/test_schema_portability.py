@@ -7,6 +7,7 @@ no published ``maxLength`` above 1,000, and ``memory_list`` without a top-level 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -128,3 +129,23 @@ def test_the_checks_catch_what_they_are_meant_to_catch() -> None:
     assert _anchored("^mem_[0-9a-f]{32}$")
     nested = {"properties": {"a": {"anyOf": [{"pattern": "x"}, {"items": {"pattern": "^y$"}}]}}}
     assert [pattern for _, pattern in _patterns(nested)] == ["x", "^y$"]
+
+
+@pytest.mark.parametrize(
+    ("text", "allowed"),
+    [
+        ("x", True),
+        ("  tea  ", True),
+        ("a\nb", True),
+        ("\u2028x\u2028y\u2028", True),
+        (" ", False),
+        ("\n\t", False),
+        ("\u00a0\u3000", False),
+    ],
+)
+def test_the_published_non_blank_pattern_means_not_only_white_space(
+    text: str, allowed: bool
+) -> None:
+    from mymcp.plugins.mnemosyne.tools.schemas import NONBLANK_PATTERN
+
+    assert bool(re.search(NONBLANK_PATTERN, text)) is allowed

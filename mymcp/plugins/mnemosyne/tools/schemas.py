@@ -16,8 +16,14 @@ Schema = dict[str, Any]
 IDENTIFIER_PATTERN = "^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$"
 CANONICAL_ID_PATTERN = "^mem_[0-9a-f]{32}$"
 LEGACY_ID_PATTERN = "^[A-Za-z0-9._-]{1,100}$"
-# "Contains at least one character that is not white space".
-NONBLANK_PATTERN = "^(.|\\n|\\r)*[^ \\t\\n\\r\\f\\v](.|\\n|\\r)*$"
+# "Contains at least one character that is not white space", spelled without shorthand classes:
+# any characters (``.`` plus the line terminators it skips), one character outside the
+# ECMAScript white-space set, any characters.
+_ANY = "(.|\\n|\\r|\\u2028|\\u2029)*"
+_NOT_SPACE = (
+    "[^ \\t\\n\\r\\f\\v\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
+)
+NONBLANK_PATTERN = f"^{_ANY}{_NOT_SPACE}{_ANY}$"
 TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
 LANGUAGE_PATTERN = "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"
 PUBLISHED_MAX_LENGTH = 1000
