@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
 from mymcp import settings
 from mymcp.mcp import jsonrpc
@@ -30,7 +31,10 @@ def create_router(dispatcher: MCPDispatcher) -> APIRouter:
         version = request.headers.get(PROTOCOL_HEADER)
         if version is not None and version not in settings.SUPPORTED_PROTOCOL_VERSIONS:
             return _error_response(400, jsonrpc.INVALID_REQUEST, "Unsupported protocol version")
-        body = await _read_bounded(request)
+        try:
+            body = await _read_bounded(request)
+        except ClientDisconnect:  # gone before the body was complete: nothing to dispatch
+            return _error_response(400, jsonrpc.PARSE_ERROR, "Parse error")
         if body is None:
             return _error_response(413, jsonrpc.INVALID_REQUEST, "Request body too large")
         try:

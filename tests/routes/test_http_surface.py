@@ -185,6 +185,40 @@ def _deepest_parsed_id(client: TestClient) -> int:
     return parses
 
 
+def test_a_client_hanging_up_mid_body_is_not_a_server_error(host: SyntheticHost) -> None:
+    incoming: list[dict[str, Any]] = [
+        {"type": "http.request", "body": b'{"jsonrpc":"2.0","id":1', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1:8000"), (b"content-length", b"1000")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    asyncio.run(host.client.app(scope, receive, send))
+
+    assert sent[0]["type"] == "http.response.start"
+    assert sent[0]["status"] < 500
+    assert host.calls.names() == []
+
+
 def test_notification_response_has_no_body_or_content_type(host: SyntheticHost) -> None:
     response = host.post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
 
