@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from mymcp.mcp.tool_registry import ToolRegistration
 from mymcp.plugin import (
     ActivatedTool,
     AuthorityDeclaration,
@@ -119,6 +120,14 @@ def build_mnemosyne_contribution(
         if tool.gate is None or settings.enabled(tool.gate)
     ]
     return PluginContribution(PluginId(PLUGIN_ID), PluginVersion(PLUGIN_VERSION), tools)
+
+
+def build_mnemosyne_registrations(
+    settings: MutationSettings, *, store: MemoryStore | None = None
+) -> tuple[ToolRegistration, ...]:
+    """The gate-selected Tools as plain registrations, named by their capability ids."""
+    contribution = build_mnemosyne_contribution(settings, store=store)
+    return tuple(ToolRegistration(tool.tool, tool.handler) for tool in contribution.tools)
 
 
 def _invoke(tool: MemoryTool, context: MnemosyneContext, arguments: Mapping[str, Any]) -> Any:

@@ -1,0 +1,31 @@
+"""The Mnemosyne adapter: its definition matches the manifest and gates select its Tools."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from mymcp.plugin import parse_manifest_bytes
+from mymcp.plugins.mnemosyne.configuration import MutationSettings
+from mymcp.plugins.mnemosyne.plugin import (
+    build_mnemosyne_contribution,
+    build_mnemosyne_registrations,
+    mnemosyne_plugin_definition,
+)
+
+READS = ["memory_recall", "memory_list", "memory_inspect"]
+
+
+def test_the_adapter_definition_equals_the_packaged_manifest() -> None:
+    source = resources.files("mymcp.plugins.mnemosyne").joinpath("manifest.json").read_bytes()
+    assert parse_manifest_bytes(source) == mnemosyne_plugin_definition()
+
+
+def test_default_gates_select_only_the_read_tools() -> None:
+    contribution = build_mnemosyne_contribution(MutationSettings())
+    assert [tool.capability.local_id.value for tool in contribution.tools] == READS
+
+
+def test_registrations_follow_the_gates_in_declaration_order() -> None:
+    settings = MutationSettings(forget_enabled=True, remember_enabled=True)
+    names = [item.tool["name"] for item in build_mnemosyne_registrations(settings)]
+    assert names == [*READS, "memory_remember", "memory_forget"]
