@@ -36,6 +36,9 @@ def client(mcp: Callable[..., McpClient]) -> McpClient:
 def _list(client: McpClient, **arguments: Any) -> dict[str, Any]:
     reply = client.call(TOOL, arguments)
     assert reply.is_error == (reply.payload["status"] != "ok")
+    # The page text is assembled from memoized pieces: it must be exactly the compact JSON.
+    text = reply.raw["content"][0]["text"]
+    assert text == json.dumps(reply.raw["structuredContent"], separators=(",", ":"))
     return reply.payload
 
 
@@ -1152,3 +1155,16 @@ def test_list_store_skips_are_logged_by_the_store(
 
     assert "skipped scope='project' reason='invalid_json'" in caplog.messages
     assert not any(os.fspath(memory_root) in message for message in caplog.messages)
+
+
+def test_list_page_text_escapes_non_ascii_titles_like_every_result(
+    client: McpClient, memory_root: Path
+) -> None:
+    _v2(memory_root, 1, title="caf\u00e9 \u2713 \u2028 line")
+    _v1(memory_root, "creme", title="cr\u00e8me br\u00fbl\u00e9e")
+    first = _list(client, scope="project", page_size=1)
+    second = _list(client, scope="project", cursor=first["page"]["next_cursor"])
+    assert [first["memories"][0]["title"], second["memories"][0]["title"]] == [
+        "cr\u00e8me br\u00fbl\u00e9e",
+        "caf\u00e9 \u2713 \u2028 line",
+    ]

@@ -149,9 +149,26 @@ class MemoryTool:
         logging.getLogger(f"mcp.{self.name}").log(level, " ".join(parts))
 
 
+def compact_json(value: object) -> str:
+    """The wire form of a payload: compact separators, non-ASCII escaped."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+
+
+class RenderedPayload(dict[str, Any]):
+    """A success payload whose :func:`compact_json` text the handler already assembled.
+
+    For large results built from memoized pieces (a page of the inventory); the text must be
+    exactly what :func:`compact_json` would produce for the payload.
+    """
+
+    def __init__(self, payload: Payload, text: str) -> None:
+        super().__init__(payload)
+        self.text = text
+
+
 def tool_result(payload: Payload, *, is_error: bool) -> dict[str, Any]:
     """The MCP result: one text item of compact ASCII JSON, plus the same object structured."""
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=True)
+    text = payload.text if isinstance(payload, RenderedPayload) else compact_json(payload)
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
     result["structuredContent"] = payload
     if is_error:

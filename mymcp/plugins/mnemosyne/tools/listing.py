@@ -20,7 +20,14 @@ from mymcp.plugins.mnemosyne.memory.records import LegacyRecord
 from mymcp.plugins.mnemosyne.memory.values import is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
-from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, Payload, ToolCall
+from mymcp.plugins.mnemosyne.tools.framework import (
+    READS,
+    MemoryTool,
+    Payload,
+    RenderedPayload,
+    ToolCall,
+    compact_json,
+)
 
 MAX_PAGE_SIZE = 100
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
@@ -180,16 +187,17 @@ def _page_size(arguments: Mapping[str, Any]) -> int:
 _ITEM_MEMO = "memory_list.item"
 
 
-def _item(item: ListedItem, scope: Scope) -> Payload:
-    """The list entry of one record, built once per record version and scope."""
+def _item(item: ListedItem, scope: Scope) -> tuple[Payload, str]:
+    """The list entry of one record and its JSON text, built once per record version."""
     key = (scope, item.inspectability)
     memo = item.stored.derived.get(_ITEM_MEMO)
     if isinstance(memo, tuple) and memo[0] == key:
-        cached: Payload = memo[1]
+        cached: tuple[Payload, str] = memo[1]
         return cached
     entry = _build_item(item, scope)
-    item.stored.derived[_ITEM_MEMO] = (key, entry)
-    return entry
+    built = (entry, compact_json(entry))
+    item.stored.derived[_ITEM_MEMO] = (key, built)
+    return built
 
 
 def _build_item(item: ListedItem, scope: Scope) -> Payload:
@@ -217,19 +225,25 @@ def _build_item(item: ListedItem, scope: Scope) -> Payload:
     }
 
 
-def _payload(page: Page, scope: Scope) -> Payload:
-    return {
-        "status": "ok",
-        "memories": [_item(item, scope) for item in page.items],
-        "page": {
-            "number": page.number,
-            "count": len(page.items),
-            "total_count": page.total_count,
-            "total_pages": page.total_pages,
-            "truncated": page.truncated,
-            "next_cursor": page.next_cursor,
-        },
+def _payload(page: Page, scope: Scope) -> RenderedPayload:
+    entries = [_item(item, scope) for item in page.items]
+    page_object = {
+        "number": page.number,
+        "count": len(page.items),
+        "total_count": page.total_count,
+        "total_pages": page.total_pages,
+        "truncated": page.truncated,
+        "next_cursor": page.next_cursor,
     }
+    payload = {
+        "status": "ok",
+        "memories": [entry for entry, _ in entries],
+        "page": page_object,
+    }
+    # The same text json.dumps would write, assembled from the memoized entry texts.
+    memories = ",".join(text for _, text in entries)
+    text = f'{{"status":"ok","memories":[{memories}],"page":{compact_json(page_object)}}}'
+    return RenderedPayload(payload, text)
 
 
 def _handle(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
