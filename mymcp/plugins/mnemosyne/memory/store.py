@@ -389,33 +389,46 @@ class MemoryStore:
         if replay is not None:
             return _replayed(scope, replay, walked=False)
         since = self._feed.mark() if chain else None
-        watches: list[int | None] = []
-        walk_skipped: list[str] = []
-
-        def on_skip(reason: str) -> None:
-            walk_skipped.append(reason)
-            _log_skip(scope, reason)
-
+        walk = _Walk(scope, self._feed if since is not None else None)
         candidates = files.walk(
             start_fd,
             max_depth,
             report_too_deep=report_too_deep,
-            on_skip=on_skip,
+            on_skip=walk.skip,
             listings=self._listings,
             racy_window_ns=RACY_WINDOW_NS,
-            on_directory=None if since is None else lambda fd: watches.append(self._feed.watch(fd)),
+            on_directory=walk.directory if since is not None else None,
         )
         snapshot = self._snapshot(snapshot_key, candidates)
         if snapshot is not None and since is None:
             return _replayed(scope, snapshot, walked=True)
         cache = self._scope_cache(base, str(scope))
+        found, skipped, settled = self._load_all(cache, scope, start_fd, start_parts, candidates)
+        kept = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walk.skipped))
+        # A file with a second hard link can be written through a directory nobody watches.
+        if since is not None and walk.all_watched and not _shares_inodes(candidates):
+            kept = dataclasses.replace(kept, since=since, watches=walk.watches, chain=chain)
+            self._keep_snapshot(snapshot_key, kept)
+        elif settled:
+            self._keep_snapshot(snapshot_key, kept)
+        if max_depth == SCOPE_DEPTH and len(start_parts) == 1:
+            self._retain(cache, {start_parts + candidate.parts for candidate in candidates})
+        return found
+
+    def _load_all(
+        self,
+        cache: _ScopeCache,
+        scope: Scope,
+        start_fd: int,
+        start_parts: tuple[str, ...],
+        candidates: list[files.Candidate],
+    ) -> tuple[list[StoredRecord], list[str], bool]:
+        """Every candidate's outcome (cached when trusted); whether all of them were trusted."""
         found: list[StoredRecord] = []
         skipped: list[str] = []
-        keys: set[tuple[str, ...]] = set()
         settled = True
         for candidate in candidates:
             parts = start_parts + candidate.parts
-            keys.add(parts)
             outcome = _trusted_outcome(cache, candidate, parts)
             if outcome is None:
                 settled = False
@@ -425,17 +438,7 @@ class MemoryStore:
             else:
                 skipped.append(outcome)
                 _log_skip(scope, outcome)
-        if max_depth == SCOPE_DEPTH and len(start_parts) == 1:
-            self._retain(cache, keys)
-        # A file with a second hard link can be written through a directory nobody watches.
-        watched = since is not None and None not in watches and not _shares_inodes(candidates)
-        if settled or watched:
-            kept = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walk_skipped))
-            if watched and since is not None:
-                checked = tuple(wd for wd in watches if wd is not None)
-                kept = dataclasses.replace(kept, since=since, watches=checked, chain=chain)
-            self._keep_snapshot(snapshot_key, kept)
-        return found
+        return found, skipped, settled
 
     def _unchanged_snapshot(
         self, key: _SnapshotKey, chain: tuple[tuple[int, int, int], ...]
@@ -569,6 +572,32 @@ def _held_roots() -> dict[tuple[int, int, int], int]:
         roots = {}
         _held.roots = roots
     return roots
+
+
+class _Walk:
+    """What one walk reports besides its candidates: warnings and directory watches."""
+
+    def __init__(self, scope: Scope, feed: ChangeFeed | None) -> None:
+        self._scope = scope
+        self._feed = feed
+        self.skipped: list[str] = []
+        self._watches: list[int | None] = []
+
+    def skip(self, reason: str) -> None:
+        self.skipped.append(reason)
+        _log_skip(self._scope, reason)
+
+    def directory(self, fd: int) -> None:
+        if self._feed is not None:
+            self._watches.append(self._feed.watch(fd))
+
+    @property
+    def all_watched(self) -> bool:
+        return self._feed is not None and None not in self._watches
+
+    @property
+    def watches(self) -> tuple[int, ...]:
+        return tuple(wd for wd in self._watches if wd is not None)
 
 
 def _replayed(scope: Scope, snapshot: _Snapshot, *, walked: bool) -> list[StoredRecord]:
