@@ -1,0 +1,302 @@
+"""Startup failures of the production factory (HOST_AND_PROTOCOL §4, MEMORY_READ §1.2-§1.5).
+
+Bad operator settings must stop ``create_production_app()`` with a fixed message; under
+Uvicorn the process exits 1 and serves nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mymcp.app import create_production_app
+from mymcp.plugins.mnemosyne.configuration import SettingsError
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+GATE_VARIABLES = (
+    "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",
+    "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED",
+    "MNEMOSYNE_MEMORY_FORGET_ENABLED",
+    "MNEMOSYNE_MEMORY_REVISE_ENABLED",
+)
+INVALID_GATE_VALUES = ["True", "TRUE", "1", "0", "", "yes", " true", "false\n", "on"]
+
+
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """The factory configures logging before it fails; put the previous state back."""
+    levels = {name: logging.getLogger(name).level for name in ("", "mcp", "mymcp")}
+    handlers = list(logging.getLogger().handlers)
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+    logging.getLogger().handlers[:] = handlers
+
+
+def _gate_error(variable: str) -> str:
+    return f"{variable} must be 'true' or 'false'"
+
+
+# --- mutation gates ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variable", GATE_VARIABLES)
+@pytest.mark.parametrize("value", INVALID_GATE_VALUES, ids=repr)
+def test_an_invalid_gate_value_stops_the_factory(
+    variable: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError) as caught:
+        create_production_app()
+    assert type(caught.value) is ValueError
+    assert str(caught.value) == _gate_error(variable)
+
+
+@pytest.mark.parametrize("variable", GATE_VARIABLES)
+def test_the_gate_error_never_echoes_the_value(
+    variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = "Leak-Marker-7f3a"
+    monkeypatch.setenv(variable, marker)
+    with pytest.raises(ValueError) as caught:
+        create_production_app()
+    assert marker not in str(caught.value)
+    assert marker not in repr(caught.value.args)
+
+
+def test_the_first_invalid_gate_in_parse_order_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_REVISE_ENABLED", "1")
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "")
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED", "True")
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true")
+    with pytest.raises(ValueError) as caught:
+        create_production_app()
+    assert str(caught.value) == _gate_error("MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED")
+
+
+def test_an_invalid_gate_is_reported_before_the_settings_file(
+    hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _settings_file(hermetic_home, b"[memory\n")
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "False")
+    with pytest.raises(ValueError) as caught:
+        create_production_app()
+    assert not isinstance(caught.value, SettingsError)
+    assert str(caught.value) == _gate_error("MNEMOSYNE_MEMORY_FORGET_ENABLED")
+
+
+# --- the settings file ------------------------------------------------------------------------
+
+
+def _settings_file(home: Path, content: bytes, *, mode: int = 0o600) -> Path:
+    directory = home / ".mnemosyne"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(directory, 0o700)
+    path = directory / "config.toml"
+    path.write_bytes(content)
+    os.chmod(path, mode)
+    return path
+
+
+def _bad_toml(home: Path) -> None:
+    _settings_file(home, b"[memory\nremember_enabled = true\n")
+
+
+def _bom(home: Path) -> None:
+    _settings_file(home, b"\xef\xbb\xbf[memory]\nremember_enabled = true\n")
+
+
+def _not_utf8(home: Path) -> None:
+    _settings_file(home, b"# \xff\n[memory]\n")
+
+
+def _unknown_key(home: Path) -> None:
+    _settings_file(home, b"[memory]\nremember = true\n")
+
+
+def _unknown_table(home: Path) -> None:
+    _settings_file(home, b"[server]\nport = 8000\n")
+
+
+def _string_boolean(home: Path) -> None:
+    _settings_file(home, b'[memory]\nremember_enabled = "true"\n')
+
+
+def _array_of_tables(home: Path) -> None:
+    _settings_file(home, b"[[memory]]\nremember_enabled = true\n")
+
+
+def _group_writable_file(home: Path) -> None:
+    _settings_file(home, b"[memory]\n", mode=0o620)
+
+
+def _other_writable_file(home: Path) -> None:
+    _settings_file(home, b"[memory]\n", mode=0o602)
+
+
+def _group_writable_directory(home: Path) -> None:
+    _settings_file(home, b"[memory]\n")
+    os.chmod(home / ".mnemosyne", 0o770)
+
+
+def _symlinked_file(home: Path) -> None:
+    target = home / "elsewhere.toml"
+    target.write_bytes(b"[memory]\nremember_enabled = true\n")
+    os.chmod(target, 0o600)
+    directory = home / ".mnemosyne"
+    directory.mkdir(mode=0o700)
+    os.chmod(directory, 0o700)
+    (directory / "config.toml").symlink_to(target)
+
+
+def _dangling_symlink(home: Path) -> None:
+    directory = home / ".mnemosyne"
+    directory.mkdir(mode=0o700)
+    os.chmod(directory, 0o700)
+    (directory / "config.toml").symlink_to(home / "missing.toml")
+
+
+def _symlinked_directory(home: Path) -> None:
+    real = home / "real-settings"
+    real.mkdir(mode=0o700)
+    os.chmod(real, 0o700)
+    (real / "config.toml").write_bytes(b"[memory]\n")
+    os.chmod(real / "config.toml", 0o600)
+    (home / ".mnemosyne").symlink_to(real, target_is_directory=True)
+
+
+def _directory_as_file(home: Path) -> None:
+    directory = home / ".mnemosyne"
+    directory.mkdir(mode=0o700)
+    os.chmod(directory, 0o700)
+    (directory / "config.toml").mkdir()
+
+
+def _too_large(home: Path) -> None:
+    _settings_file(home, b"#" * 16384 + b"\n")
+
+
+SETTINGS_CASES = [
+    pytest.param(_bad_toml, "Mnemosyne settings file is not valid TOML", id="bad-toml"),
+    pytest.param(_bom, "Mnemosyne settings file is not valid TOML", id="bom"),
+    pytest.param(_not_utf8, "Mnemosyne settings file is not valid TOML", id="not-utf8"),
+    pytest.param(_unknown_key, "Mnemosyne settings file has an invalid schema", id="unknown-key"),
+    pytest.param(_unknown_table, "Mnemosyne settings file has an invalid schema", id="table"),
+    pytest.param(_string_boolean, "Mnemosyne settings file has an invalid schema", id="string"),
+    pytest.param(_array_of_tables, "Mnemosyne settings file has an invalid schema", id="aot"),
+    pytest.param(
+        _group_writable_file,
+        "Mnemosyne settings source permissions are unsafe",
+        id="group-writable-file",
+    ),
+    pytest.param(
+        _other_writable_file,
+        "Mnemosyne settings source permissions are unsafe",
+        id="other-writable-file",
+    ),
+    pytest.param(
+        _group_writable_directory,
+        "Mnemosyne settings source permissions are unsafe",
+        id="group-writable-directory",
+    ),
+    pytest.param(_symlinked_file, "Mnemosyne settings file path is unsafe", id="symlink"),
+    pytest.param(_dangling_symlink, "Mnemosyne settings file path is unsafe", id="dangling"),
+    pytest.param(
+        _symlinked_directory, "Mnemosyne settings file path is unsafe", id="symlinked-directory"
+    ),
+    pytest.param(
+        _directory_as_file, "Mnemosyne settings source is not a regular file", id="directory"
+    ),
+    pytest.param(_too_large, "Mnemosyne settings file exceeds 16384 bytes", id="too-large"),
+]
+
+
+@pytest.mark.parametrize(("arrange", "message"), SETTINGS_CASES)
+def test_an_invalid_settings_file_stops_the_factory(
+    arrange: Callable[[Path], None], message: str, hermetic_home: Path
+) -> None:
+    arrange(hermetic_home)
+    with pytest.raises(SettingsError) as caught:
+        create_production_app()
+    assert str(caught.value) == message
+    assert caught.value.__cause__ is None
+    assert caught.value.__context__ is None
+    assert str(hermetic_home) not in str(caught.value)
+
+
+def test_an_invalid_settings_file_fails_even_when_the_environment_overrides_it(
+    hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _unknown_key(hermetic_home)
+    for variable in GATE_VARIABLES[:3]:
+        monkeypatch.setenv(variable, "true")
+    with pytest.raises(SettingsError) as caught:
+        create_production_app()
+    assert str(caught.value) == "Mnemosyne settings file has an invalid schema"
+
+
+def test_a_fully_set_environment_never_consults_the_settings_file(
+    hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bad_toml(hermetic_home)
+    for variable in GATE_VARIABLES:
+        monkeypatch.setenv(variable, "false")
+    assert create_production_app() is not None
+
+
+# --- under Uvicorn ----------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _accepts_connections(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_uvicorn_exits_with_status_1_and_serves_nothing(hermetic_home: Path) -> None:
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
+    env.update({"HOME": str(hermetic_home), "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "yes"})
+    env.pop("PYTHONPATH", None)
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "mymcp.app:create_production_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+    assert completed.returncode == 1, completed.stderr
+    lines = completed.stderr.strip().splitlines()
+    assert lines[-1] == "ValueError: MNEMOSYNE_MEMORY_REMEMBER_ENABLED must be 'true' or 'false'"
+    assert "Traceback" in completed.stderr
+    assert "yes" not in completed.stderr
+    assert "Uvicorn running" not in completed.stderr
+    assert "startup complete" not in completed.stderr
+    assert not _accepts_connections(port)
