@@ -18,6 +18,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mymcp.plugins.mnemosyne.memory.files import read_at_most
+
 try:
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
@@ -231,26 +233,13 @@ def _read_settings_at(directory_fd: int, file_stat: os.stat_result) -> bytes | N
             raise SettingsError("unsafe_path") from None
         _check_permissions(opened_file)
         _check_size(opened_file.st_size)
-        data = _os_call(_read_bounded, file_fd)
+        data = _os_call(_read_settings, file_fd)
     finally:
         os.close(file_fd)
     if data is None:
         return None
     _check_size(len(data))
     return data
-
-
-def _read_bounded(fd: int) -> bytes:
-    """Read until end of file or one byte past the limit, whichever comes first."""
-    chunks: list[bytes] = []
-    remaining = MAX_SETTINGS_BYTES + 1
-    while remaining > 0:
-        chunk = os.read(fd, remaining)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
 
 
 def _os_call(action: Callable[..., _T], *args: Any) -> _T | None:
@@ -296,3 +285,8 @@ def _validate_schema(document: dict[str, Any]) -> dict[str, bool]:
     if not all(type(value) is bool for value in section.values()):
         raise SettingsError("invalid_schema") from None
     return dict(section)
+
+
+def _read_settings(fd: int) -> bytes:
+    """The settings bytes, at most one byte past the limit (enough to detect too_large)."""
+    return read_at_most(fd, MAX_SETTINGS_BYTES + 1)

@@ -473,17 +473,23 @@ def _read_open_file(fd: int) -> FileContent:
         raise EntrySkipped(UNREADABLE)
     if status.st_size > MAX_RECORD_BYTES:
         raise EntrySkipped(OVERSIZED, identity)
+    data = read_at_most(fd, MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise EntrySkipped(OVERSIZED, identity)
+    return FileContent(data, identity)
+
+
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Read from ``fd`` until end of file or ``limit`` bytes, whichever comes first."""
     chunks: list[bytes] = []
-    remaining = MAX_RECORD_BYTES + 1
+    remaining = limit
     while remaining > 0:
         chunk = os.read(fd, remaining)
         if not chunk:
             break
         chunks.append(chunk)
         remaining -= len(chunk)
-    if remaining <= 0:
-        raise EntrySkipped(OVERSIZED, identity)
-    return FileContent(b"".join(chunks), identity)
+    return b"".join(chunks)
 
 
 # --- writing -----------------------------------------------------------------------------
