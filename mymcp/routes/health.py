@@ -8,5 +8,5 @@ router = APIRouter()
 
 
 @router.api_route("/health", methods=["GET", "HEAD"])
-def health() -> dict[str, str]:
+async def health() -> dict[str, str]:
     return {"status": "ok"}

@@ -1,16 +1,23 @@
-"""``POST /mcp``: HTTP in, one JSON-RPC message dispatched off the event loop, HTTP out."""
+"""``POST /mcp``: HTTP in, one JSON-RPC message dispatched off the event loop, HTTP out.
+
+The route is a plain Starlette route rather than a FastAPI path operation: it reads the raw
+body itself, so FastAPI's parameter machinery would only add cost to every call. The
+dispatch runs in the event loop's default thread pool, the cheapest hand-off to a worker
+thread (a Tool call reads and writes files and must never block the loop).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import time
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import ClientDisconnect
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from mymcp import settings
 from mymcp.mcp import jsonrpc
@@ -22,11 +29,9 @@ PROTOCOL_HEADER = "mcp-protocol-version"
 _logger = logging.getLogger("mcp")
 
 
-def create_router(dispatcher: MCPDispatcher) -> APIRouter:
-    """The MCP route bound to one dispatcher (and so to one runtime)."""
-    router = APIRouter()
+def create_route(dispatcher: MCPDispatcher) -> Route:
+    """The MCP route bound to one dispatcher (and so to one runtime); other methods get 405."""
 
-    @router.post("/mcp")
     async def post_mcp(request: Request) -> Response:
         version = request.headers.get(PROTOCOL_HEADER)
         if version is not None and version not in settings.SUPPORTED_PROTOCOL_VERSIONS:
@@ -43,7 +48,7 @@ def create_router(dispatcher: MCPDispatcher) -> APIRouter:
             return _error_response(400, jsonrpc.PARSE_ERROR, "Parse error")
         return await _answer(dispatcher, message, version)
 
-    return router
+    return Route("/mcp", post_mcp, methods=["POST"])
 
 
 async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) -> Response:
@@ -55,8 +60,8 @@ async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) 
             "request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method)
         )
     started = time.perf_counter()
-    response = await run_in_threadpool(
-        functools.partial(dispatcher.dispatch, message, protocol_version=version)
+    response = await asyncio.get_running_loop().run_in_executor(
+        None, functools.partial(dispatcher.dispatch, message, protocol_version=version)
     )
     duration_ms = round((time.perf_counter() - started) * 1000)
     if response is None:

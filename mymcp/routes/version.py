@@ -12,7 +12,7 @@ router = APIRouter()
 
 
 @router.api_route("/version", methods=["GET", "HEAD"])
-def version() -> dict[str, Any]:
+async def version() -> dict[str, Any]:
     return {
         "name": settings.SERVER_NAME,
         "version": settings.SERVER_VERSION,
