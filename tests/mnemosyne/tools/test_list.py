@@ -1033,6 +1033,33 @@ def test_list_pages_reuse_unchanged_files(
     assert len(reads) == 6
 
 
+def test_list_page_served_again_after_a_change_shows_the_change(
+    client: McpClient, three: list[Path]
+) -> None:
+    before = _list(client, scope="project", page_size=2)
+    _rewrite(three[0], title="renamed")
+
+    after = _list(client, scope="project", page_size=2)
+
+    assert _titles(before) == ["record 0", "record 1"]
+    assert _titles(after) == ["renamed", "record 1"]
+    assert after["page"]["next_cursor"] != before["page"]["next_cursor"]
+
+
+def test_list_same_snapshot_in_other_page_sizes_pages_correctly(
+    client: McpClient, memory_root: Path
+) -> None:
+    for number in range(7):
+        _v2(memory_root, number)
+    expected = [f"record {number}" for number in range(7)]
+
+    for page_size in (1, 2, 3, 7, 100, 3, 2, 1):
+        pages = _walk(client, page_size, scope="project")
+
+        assert [title for page in pages for title in _titles(page)] == expected
+        assert [page["page"]["number"] for page in pages] == list(range(1, len(pages) + 1))
+
+
 # --- logging -------------------------------------------------------------------------------------
 
 
