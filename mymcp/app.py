@@ -24,7 +24,7 @@ def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) ->
     """An app serving ``runtime``; apps built from different runtimes share nothing."""
     app = FastAPI(title=settings.APP_TITLE, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(SecurityMiddleware, security=security or HttpSecurity())
-    app.router.routes.append(mcp.create_route(MCPDispatcher(runtime)))
+    app.include_router(mcp.create_router(MCPDispatcher(runtime)))
     app.include_router(health.router)
     app.include_router(version.router)
     return app

@@ -15,9 +15,9 @@ import logging
 import time
 from typing import Any
 
+from fastapi import APIRouter
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from mymcp import settings
 from mymcp.mcp import jsonrpc
@@ -29,7 +29,7 @@ PROTOCOL_HEADER = "mcp-protocol-version"
 _logger = logging.getLogger("mcp")
 
 
-def create_route(dispatcher: MCPDispatcher) -> Route:
+def create_router(dispatcher: MCPDispatcher) -> APIRouter:
     """The MCP route bound to one dispatcher (and so to one runtime); other methods get 405."""
 
     async def post_mcp(request: Request) -> Response:
@@ -48,7 +48,9 @@ def create_route(dispatcher: MCPDispatcher) -> Route:
             return _error_response(400, jsonrpc.PARSE_ERROR, "Parse error")
         return await _answer(dispatcher, message, version)
 
-    return Route("/mcp", post_mcp, methods=["POST"])
+    router = APIRouter()
+    router.add_route("/mcp", post_mcp, methods=["POST"])  # a plain Starlette route
+    return router
 
 
 async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) -> Response:
