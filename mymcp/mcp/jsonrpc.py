@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 PARSE_ERROR = -32700
@@ -40,6 +41,46 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(number):
         raise ValueError("non-finite number")
     return number
+
+
+class EncodedObject(dict[str, Any]):
+    """A JSON object handed over together with its exact compact JSON text.
+
+    A handler that already holds the text of a large member of its result (a Tool's
+    structured payload, whose text it also sends as the text item) wraps the member in this,
+    and :func:`encode_message` writes the text instead of encoding the object a second time.
+    The text must decode to exactly the object; neither may change afterwards.
+    """
+
+    def __init__(self, value: Mapping[str, Any], text: str) -> None:
+        super().__init__(value)
+        self.json_text = text
+
+
+def encode_message(message: Mapping[str, Any], *, ensure_ascii: bool) -> str:
+    """The compact JSON text of a response; raises as ``json.dumps`` does.
+
+    Members of ``result`` that are :class:`EncodedObject` values are written as their text.
+    """
+    members = message.get("result")
+    if (
+        not isinstance(members, dict)
+        or list(message)[-1] != "result"
+        or not any(isinstance(value, EncodedObject) for value in members.values())
+    ):
+        return _dumps(message, ensure_ascii)
+    head = _dumps({key: value for key, value in message.items() if key != "result"}, ensure_ascii)
+    body = ",".join(
+        _dumps(key, ensure_ascii)
+        + ":"
+        + (value.json_text if isinstance(value, EncodedObject) else _dumps(value, ensure_ascii))
+        for key, value in members.items()
+    )
+    return f'{head[:-1]},"result":{{{body}}}}}'
+
+
+def _dumps(value: Any, ensure_ascii: bool) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=ensure_ascii, allow_nan=False)
 
 
 def result(request_id: Any, payload: Any) -> dict[str, Any]:

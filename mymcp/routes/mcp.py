@@ -92,11 +92,11 @@ def _serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[s
 
 def _encode(response: dict[str, Any]) -> bytes | None:
     try:
-        text = json.dumps(response, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = jsonrpc.encode_message(response, ensure_ascii=False)
         try:
             return text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: escape instead of failing
-            return json.dumps(response, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+            return jsonrpc.encode_message(response, ensure_ascii=True).encode("ascii")
     except (TypeError, ValueError, RecursionError):
         return None
 

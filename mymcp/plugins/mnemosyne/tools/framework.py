@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from mymcp.mcp.jsonrpc import EncodedObject
 from mymcp.plugin.contracts import ConsentRequirement, ToolEffects
 from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
 
@@ -154,22 +155,23 @@ def compact_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
 
 
-class RenderedPayload(dict[str, Any]):
+class RenderedPayload(EncodedObject):
     """A success payload whose :func:`compact_json` text the handler already assembled.
 
     For large results built from memoized pieces (a page of the inventory); the text must be
     exactly what :func:`compact_json` would produce for the payload.
     """
 
-    def __init__(self, payload: Payload, text: str) -> None:
-        super().__init__(payload)
-        self.text = text
-
 
 def tool_result(payload: Payload, *, is_error: bool) -> dict[str, Any]:
-    """The MCP result: one text item of compact ASCII JSON, plus the same object structured."""
-    text = payload.text if isinstance(payload, RenderedPayload) else compact_json(payload)
-    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    """The MCP result: one text item of compact ASCII JSON, plus the same object structured.
+
+    The structured copy carries its text along, so the response encoder does not encode the
+    payload a second time.
+    """
+    if not isinstance(payload, RenderedPayload):
+        payload = RenderedPayload(payload, compact_json(payload))
+    result: dict[str, Any] = {"content": [{"type": "text", "text": payload.json_text}]}
     result["structuredContent"] = payload
     if is_error:
         result["isError"] = True

@@ -234,7 +234,7 @@ def _payload(page: Page, scope: Scope) -> RenderedPayload:
     if not isinstance(rendered, RenderedPayload):
         rendered = _render(page, scope)
         page.derived[_PAGE_MEMO] = rendered
-    return RenderedPayload(dict(rendered), rendered.text)
+    return RenderedPayload(rendered, rendered.json_text)
 
 
 def _render(page: Page, scope: Scope) -> RenderedPayload:
