@@ -282,10 +282,18 @@ class McpHttp:
     and a full-featured client such as httpx adds roughly half a millisecond of its own work
     to every request on a small machine, which would swamp sub-millisecond server figures.
     Every response is still read completely and decoded, envelope and Tool text alike.
+
+    Without ``protocol_version`` the client sends no ``MCP-Protocol-Version`` header, as an
+    original 0.2.0 client did, and reads the payload from the text item. With one (2025-06-18
+    or newer) it gets ``structuredContent`` as well and reads the payload from there, as a
+    current SDK client does.
     """
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, protocol_version: str | None = None) -> None:
         self._connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30.0)
+        self._headers = dict(_JSON_HEADERS)
+        if protocol_version is not None:
+            self._headers["MCP-Protocol-Version"] = protocol_version
         self._next_id = 0
 
     def close(self) -> None:
@@ -303,7 +311,7 @@ class McpHttp:
         if params is not None:
             message["params"] = dict(params)
         self._connection.request(
-            "POST", "/mcp", body=json.dumps(message).encode(), headers=_JSON_HEADERS
+            "POST", "/mcp", body=json.dumps(message).encode(), headers=self._headers
         )
         response = self._connection.getresponse()
         body = response.read()
@@ -322,7 +330,9 @@ class McpHttp:
         if "result" not in body:
             raise RuntimeError(f"{tool} failed: {body.get('error')}")
         result = body["result"]
-        payload: dict[str, Any] = json.loads(result["content"][0]["text"])
+        payload: dict[str, Any] = result.get("structuredContent") or json.loads(
+            result["content"][0]["text"]
+        )
         if result.get("isError"):
             raise RuntimeError(f"{tool} returned {payload.get('status')}/{payload.get('code')}")
         return payload

@@ -7,6 +7,10 @@ loop; it is measured in this same run, in rounds interleaved with the walks, so 
 same background load. A walk at or below 1.0x the floor means no page pays for re-reading or
 re-hashing the files. The ``ping`` column is one JSON-RPC ping round trip over the same
 connection: what every page pays for HTTP and JSON-RPC alone, before any listing work.
+
+The walk is timed twice: as an original 0.2.0 client makes it (no protocol header; each page
+is read from the text item), and as a client on MCP 2025-11-25 makes it (each page also
+carries ``structuredContent``, which the client reads instead).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from common import (
 )
 
 PAGE_SIZE = 100
-ROUNDS = 40  # one floor, one walk and one ping per round
+ROUNDS = 40  # one floor, one walk of each client and one ping per round
+CURRENT_PROTOCOL = "2025-11-25"
 WARMUP = 5
 
 HEADER = (
@@ -39,6 +44,8 @@ HEADER = (
     "page p50",
     "ping p50",
     "walk/floor",
+    f"{CURRENT_PROTOCOL} walk p50",
+    "/floor",
 )
 
 
@@ -58,15 +65,24 @@ def _row(size: int) -> tuple[object, ...]:
     with temporary_root() as root:
         seeded = seed_root(root, size)
         settle()
-        with Server(root) as server, McpHttp(server) as client:
+        with (
+            Server(root) as server,
+            McpHttp(server) as client,
+            McpHttp(server, CURRENT_PROTOCOL) as current,
+        ):
             timings = interleaved(
-                {"walk": lambda _: _walk(client, size), "ping": lambda _: client.ping()},
+                {
+                    "walk": lambda _: _walk(client, size),
+                    "current": lambda _: _walk(current, size),
+                    "ping": lambda _: client.ping(),
+                },
                 rounds=ROUNDS,
                 per_round=1,
                 warmup=WARMUP,
                 floor_paths=seeded.paths,
             )
     floor, walk, ping = timings["floor"].p50, timings["walk"], timings["ping"].p50
+    current = timings["current"].p50
     return (
         size,
         pages,
@@ -76,6 +92,8 @@ def _row(size: int) -> tuple[object, ...]:
         ms(walk.p50 / pages),
         ms(ping),
         f"{walk.p50 / floor:.2f}x",
+        ms(current),
+        f"{current / floor:.2f}x",
     )
 
 
