@@ -63,11 +63,7 @@ def encode_message(message: Mapping[str, Any], *, ensure_ascii: bool) -> str:
     Members of ``result`` that are :class:`EncodedObject` values are written as their text.
     """
     members = message.get("result")
-    if (
-        not isinstance(members, dict)
-        or list(message)[-1] != "result"
-        or not any(isinstance(value, EncodedObject) for value in members.values())
-    ):
+    if not isinstance(members, dict) or not _splices(message, members):
         return _dumps(message, ensure_ascii)
     head = _dumps({key: value for key, value in message.items() if key != "result"}, ensure_ascii)
     body = ",".join(
@@ -77,6 +73,16 @@ def encode_message(message: Mapping[str, Any], *, ensure_ascii: bool) -> str:
         for key, value in members.items()
     )
     return f'{head[:-1]},"result":{{{body}}}}}'
+
+
+def _splices(message: Mapping[str, Any], members: dict[Any, Any]) -> bool:
+    """Whether ``message`` is an envelope whose ``result`` (its last key) holds encoded members."""
+    return (
+        len(message) > 1
+        and list(message)[-1] == "result"
+        and all(isinstance(key, str) for key in members)
+        and any(isinstance(value, EncodedObject) for value in members.values())
+    )
 
 
 def _dumps(value: Any, ensure_ascii: bool) -> str:

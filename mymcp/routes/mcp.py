@@ -2,8 +2,8 @@
 
 The route is a plain Starlette route rather than a FastAPI path operation: it reads the raw
 body itself, so FastAPI's parameter machinery would only add cost to every call. The
-dispatch runs in the event loop's default thread pool, the cheapest hand-off to a worker
-thread (a Tool call reads and writes files and must never block the loop).
+dispatch runs in a plain thread pool of the process (a Tool call reads and writes files and
+must never block the loop); ``loop.run_in_executor`` is a cheaper hand-off than AnyIO's.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ import asyncio
 import functools
 import json
 import logging
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from fastapi import APIRouter
@@ -25,6 +27,9 @@ from mymcp.mcp.dispatcher import MCPDispatcher
 
 MAX_BODY_BYTES = 1024 * 1024
 PROTOCOL_HEADER = "mcp-protocol-version"
+# Messages dispatched at once; more wait for a free worker. The same bound as Starlette's
+# own thread pool, so a few slow Tool calls never hold up a ping or another call.
+DISPATCH_WORKERS = 40
 
 _logger = logging.getLogger("mcp")
 
@@ -63,7 +68,8 @@ async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) 
         )
     started = time.perf_counter()
     response = await asyncio.get_running_loop().run_in_executor(
-        None, functools.partial(dispatcher.dispatch, message, protocol_version=version)
+        _dispatch_pool(os.getpid()),
+        functools.partial(dispatcher.dispatch, message, protocol_version=version),
     )
     duration_ms = round((time.perf_counter() - started) * 1000)
     if response is None:
@@ -74,6 +80,12 @@ async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) 
     body, response = _serialize(response, request_id)
     _log_outcome(response, request_id, method, duration_ms)
     return Response(content=body, media_type="application/json")
+
+
+@functools.lru_cache(maxsize=1)
+def _dispatch_pool(pid: int) -> ThreadPoolExecutor:
+    """The worker threads of this process (a forked child makes its own), started on demand."""
+    return ThreadPoolExecutor(max_workers=DISPATCH_WORKERS, thread_name_prefix="mymcp-dispatch")
 
 
 def _serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[str, Any]]:

@@ -101,6 +101,20 @@ def test_an_id_that_looks_like_a_result_member_is_encoded_normally() -> None:
     assert decoded["result"]["structuredContent"] == {"k": "v"}
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"result": {"structuredContent": EncodedObject({"a": 1}, '{"a":1}')}},
+        {"jsonrpc": "2.0", "id": 1, "result": {1: EncodedObject({"a": 1}, '{"a":1}')}},
+        {"result": {"x": EncodedObject({}, "{}")}, "jsonrpc": "2.0"},
+    ],
+)
+def test_shapes_other_than_an_envelope_ending_in_result_are_encoded_plainly(
+    message: dict[Any, Any],
+) -> None:
+    assert jsonrpc.encode_message(message, ensure_ascii=False) == _plain(message, False)
+
+
 def test_an_unencodable_id_still_raises_for_the_caller_to_map() -> None:
     response = _tool_response(float("nan"), {"k": 1}, is_error=False)
 

@@ -323,6 +323,41 @@ def test_a_slow_handler_does_not_block_health(host: SyntheticHost) -> None:
     assert slow_reply["result"] == {"content": [{"type": "text", "text": "slow done"}]}
 
 
+SLOW_CALLS_IN_FLIGHT = 12  # more than a small machine's default executor has threads
+
+
+async def _ping_while_tools_are_slow(host: SyntheticHost) -> tuple[float, Any, list[Any]]:
+    transport = httpx2.ASGITransport(app=host.client.app)
+    async with httpx2.AsyncClient(transport=transport, base_url=BASE_URL) as client:
+        slow_call = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "slow"}}
+        slow_calls = [
+            asyncio.create_task(client.post("/mcp", json={**slow_call, "id": n}))
+            for n in range(SLOW_CALLS_IN_FLIGHT)
+        ]
+        deadline = time.perf_counter() + 2.0
+        while host.calls.names().count("slow") < SLOW_CALLS_IN_FLIGHT:
+            assert time.perf_counter() < deadline, "the slow handlers did not all start"
+            await asyncio.sleep(0.01)
+        began = time.perf_counter()
+        ping = await asyncio.wait_for(
+            client.post("/mcp", json={"jsonrpc": "2.0", "id": "p", "method": "ping"}), timeout=1.5
+        )
+        elapsed = time.perf_counter() - began
+        host.gate.release.set()
+        replies = [(await call).json() for call in slow_calls]
+    return elapsed, ping.json(), replies
+
+
+def test_many_slow_tool_calls_do_not_hold_up_other_messages(host: SyntheticHost) -> None:
+    elapsed, ping, replies = asyncio.run(_ping_while_tools_are_slow(host))
+
+    assert ping == {"jsonrpc": "2.0", "id": "p", "result": {}}
+    assert elapsed < 0.5
+    assert [reply["result"]["content"][0]["text"] for reply in replies] == [
+        "slow done"
+    ] * SLOW_CALLS_IN_FLIGHT
+
+
 # --- the production factory -------------------------------------------------------------------
 
 

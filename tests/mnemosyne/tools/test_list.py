@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from mymcp.plugins.mnemosyne.configuration import MutationSettings
 from mymcp.plugins.mnemosyne.memory import cursors, files, store
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.plugin import build_mnemosyne_registrations
 from tests.helpers import (
     McpClient,
     canonical_record,
@@ -36,9 +38,6 @@ def client(mcp: Callable[..., McpClient]) -> McpClient:
 def _list(client: McpClient, **arguments: Any) -> dict[str, Any]:
     reply = client.call(TOOL, arguments)
     assert reply.is_error == (reply.payload["status"] != "ok")
-    # The page text is assembled from memoized pieces: it must be exactly the compact JSON.
-    text = reply.raw["content"][0]["text"]
-    assert text == json.dumps(reply.raw["structuredContent"], separators=(",", ":"))
     return reply.payload
 
 
@@ -1195,3 +1194,36 @@ def test_list_page_text_escapes_non_ascii_titles_like_every_result(
         "cr\u00e8me br\u00fbl\u00e9e",
         "caf\u00e9 \u2713 \u2028 line",
     ]
+
+
+def test_list_page_text_is_exactly_the_compact_json_of_its_payload(memory_root: Path) -> None:
+    # The page text is joined from memoized pieces rather than encoded from the payload, and
+    # the wire's structuredContent reuses that text; so the check runs on the handler's own
+    # result, before any encoding: the payload object must encode to exactly the text.
+    _v2(memory_root, 1, title="caf\u00e9 \u2713 \u2028 \"quoted\" \\ line")
+    _v2(memory_root, 2, collection=None)
+    _v2(memory_root, 3, namespace="other", collection=None)
+    _v1(memory_root, "creme", title="cr\u00e8me br\u00fbl\u00e9e")
+    _v1(memory_root, "twin", "a", "twin.json")
+    _v1(memory_root, "twin", "b", "twin.json", title=None)
+    (handler,) = [
+        registration.handler
+        for registration in build_mnemosyne_registrations(MutationSettings())
+        if registration.tool["name"] == TOOL
+    ]
+    texts = []
+    for page_size in (1, 2, 100):
+        arguments: dict[str, Any] = {"scope": "project", "page_size": page_size}
+        while True:
+            result = handler(arguments)
+            text = result["content"][0]["text"]
+            structured = result["structuredContent"]
+
+            assert text == json.dumps(dict(structured), separators=(",", ":"))
+            texts.append(text)
+            if structured["page"]["next_cursor"] is None:
+                break
+            arguments = {"scope": "project", "cursor": structured["page"]["next_cursor"]}
+
+    assert len(texts) == 6 + 3 + 1
+    assert '"inspectability":"ambiguous"' in texts[-1]

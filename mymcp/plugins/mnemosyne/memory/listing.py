@@ -4,8 +4,7 @@ Each page is served from one scan of the selected container (the store's stat-va
 cache, so unchanged files are neither read nor hashed again) plus the page itself. The
 ordered view of a selection (sort order, inspectability and the rendered snapshot) depends
 only on the scanned records, so it is remembered for the exact set of records it was built
-from and reused by the following pages of the same walk. Each page of a remembered view also
-carries a scratch memo, so a caller can keep what it renders from exactly that page.
+from and reused by the following pages of the same walk.
 
 Order: version 1 records first, by ID and then by their scope-relative path (duplicate
 legacy IDs stay separate items and are marked ``ambiguous``); then version 2 records by
@@ -50,7 +49,6 @@ _STORE_MODES: dict[CollectionSelection, CollectionMode] = {
     "exact": "exact",
 }
 _MEMO_SIZE = 8
-_PAGES_PER_VIEW = 128  # page memos kept per view; more page sizes than that are not memoized
 
 
 class ListingStore(Protocol):
@@ -104,8 +102,6 @@ class Page:
     total_count: int
     total_pages: int
     next_cursor: str | None
-    # Memo for consumers, shared by every serving of this page of this exact snapshot.
-    derived: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def truncated(self) -> bool:
@@ -138,7 +134,6 @@ def list_page(store: ListingStore, root: Path, request: ListRequest) -> Page:
         total_count=view.total,
         total_pages=math.ceil(view.total / size),
         next_cursor=next_cursor,
-        derived=view.page_memo(offset, size),
     )
 
 
@@ -164,20 +159,10 @@ class _View:
 
     items: tuple[ListedItem, ...]
     _snapshot: bytes | None = field(default=None, repr=False)
-    _pages: dict[tuple[int, int], dict[str, object]] = field(default_factory=dict, repr=False)
 
     @property
     def total(self) -> int:
         return len(self.items)
-
-    def page_memo(self, offset: int, size: int) -> dict[str, object]:
-        """The memo of one page; a fresh, unshared one once the view holds too many."""
-        memo = self._pages.get((offset, size))
-        if memo is None:
-            memo = {}
-            if len(self._pages) < _PAGES_PER_VIEW:
-                memo = self._pages.setdefault((offset, size), memo)
-        return memo
 
     def digest(self) -> str:
         if self._snapshot is None:

@@ -151,8 +151,8 @@ class MemoryTool:
 
 
 def compact_json(value: object) -> str:
-    """The wire form of a payload: compact separators, non-ASCII escaped."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    """The wire form of a payload: compact separators, non-ASCII escaped, never NaN."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
 class RenderedPayload(EncodedObject):

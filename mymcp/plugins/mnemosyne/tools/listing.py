@@ -225,19 +225,7 @@ def _build_item(item: ListedItem, scope: Scope) -> Payload:
     }
 
 
-_PAGE_MEMO = "memory_list.page"
-
-
 def _payload(page: Page, scope: Scope) -> RenderedPayload:
-    """The page's result, rendered once per page of a snapshot (the texts never change)."""
-    rendered = page.derived.get(_PAGE_MEMO)
-    if not isinstance(rendered, RenderedPayload):
-        rendered = _render(page, scope)
-        page.derived[_PAGE_MEMO] = rendered
-    return RenderedPayload(rendered, rendered.json_text)
-
-
-def _render(page: Page, scope: Scope) -> RenderedPayload:
     entries = [_item(item, scope) for item in page.items]
     page_object = {
         "number": page.number,
