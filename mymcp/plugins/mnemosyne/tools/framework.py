@@ -155,22 +155,16 @@ def compact_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-class RenderedPayload(EncodedObject):
-    """A success payload whose :func:`compact_json` text the handler already assembled.
-
-    For large results built from memoized pieces (a page of the inventory); the text must be
-    exactly what :func:`compact_json` would produce for the payload.
-    """
-
-
 def tool_result(payload: Payload, *, is_error: bool) -> dict[str, Any]:
     """The MCP result: one text item of compact ASCII JSON, plus the same object structured.
 
     The structured copy carries its text along, so the response encoder does not encode the
-    payload a second time.
+    payload a second time. A handler that assembled a large payload's text from memoized
+    pieces hands it over as an ``EncodedObject`` already; that text must be exactly what
+    :func:`compact_json` would write.
     """
-    if not isinstance(payload, RenderedPayload):
-        payload = RenderedPayload(payload, compact_json(payload))
+    if not isinstance(payload, EncodedObject):
+        payload = EncodedObject(payload, compact_json(payload))
     result: dict[str, Any] = {"content": [{"type": "text", "text": payload.json_text}]}
     result["structuredContent"] = payload
     if is_error:

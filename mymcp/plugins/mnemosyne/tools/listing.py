@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from mymcp.mcp.jsonrpc import EncodedObject
 from mymcp.plugin.contracts import ConsentRequirement
 from mymcp.plugins.mnemosyne.memory.cursors import MAX_CURSOR_LENGTH
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
@@ -24,7 +25,6 @@ from mymcp.plugins.mnemosyne.tools.framework import (
     READS,
     MemoryTool,
     Payload,
-    RenderedPayload,
     ToolCall,
     compact_json,
 )
@@ -225,7 +225,7 @@ def _build_item(item: ListedItem, scope: Scope) -> Payload:
     }
 
 
-def _payload(page: Page, scope: Scope) -> RenderedPayload:
+def _payload(page: Page, scope: Scope) -> EncodedObject:
     entries = [_item(item, scope) for item in page.items]
     page_object = {
         "number": page.number,
@@ -243,7 +243,7 @@ def _payload(page: Page, scope: Scope) -> RenderedPayload:
     # The same text json.dumps would write, assembled from the memoized entry texts.
     memories = ",".join(text for _, text in entries)
     text = f'{{"status":"ok","memories":[{memories}],"page":{compact_json(page_object)}}}'
-    return RenderedPayload(payload, text)
+    return EncodedObject(payload, text)
 
 
 def _handle(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
