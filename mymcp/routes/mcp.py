@@ -9,6 +9,7 @@ must never block the loop); ``loop.run_in_executor`` is a cheaper hand-off than 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import json
 import logging
@@ -67,9 +68,10 @@ async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) 
             "request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method)
         )
     started = time.perf_counter()
+    # Run in a copy of the request's context, as Starlette's own thread hand-off does.
+    dispatch = functools.partial(dispatcher.dispatch, message, protocol_version=version)
     response = await asyncio.get_running_loop().run_in_executor(
-        _dispatch_pool(os.getpid()),
-        functools.partial(dispatcher.dispatch, message, protocol_version=version),
+        _dispatch_pool(os.getpid()), contextvars.copy_context().run, dispatch
     )
     duration_ms = round((time.perf_counter() - started) * 1000)
     if response is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import sys
@@ -20,7 +21,7 @@ from mymcp.app import create_app
 from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolRegistry
 from mymcp.routes.security import HttpSecurity
-from tests.synthetic_host import BASE_URL, SyntheticHost, build_host
+from tests.synthetic_host import BASE_URL, SyntheticHost, build_host, runtime_for, tool_definition
 
 MIB = 1024 * 1024
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
@@ -321,6 +322,32 @@ def test_a_slow_handler_does_not_block_health(host: SyntheticHost) -> None:
     assert slow_still_running
     assert elapsed < 0.5
     assert slow_reply["result"] == {"content": [{"type": "text", "text": "slow done"}]}
+
+
+REQUEST_TAG: contextvars.ContextVar[str] = contextvars.ContextVar("request_tag", default="unset")
+
+
+def test_a_tool_handler_runs_in_the_requests_context() -> None:
+    # Whatever an outer layer put into the request's context is still there in the worker
+    # thread, as it is with Starlette's own thread hand-off.
+    seen: list[str] = []
+
+    def handler(arguments: dict[str, Any]) -> Any:
+        seen.append(REQUEST_TAG.get())
+        return {"content": []}
+
+    app = create_app(runtime_for([(tool_definition("tagged", None), handler)]))
+
+    async def tagging(scope: Any, receive: Any, send: Any) -> None:
+        REQUEST_TAG.set("from the request")
+        await app(scope, receive, send)
+
+    with TestClient(tagging, base_url=BASE_URL) as client:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "tagged"}}
+        response = client.post("/mcp", json=message)
+
+    assert response.json()["result"] == {"content": []}
+    assert seen == ["from the request"]
 
 
 SLOW_CALLS_IN_FLIGHT = 12  # more than a small machine's default executor has threads
