@@ -44,12 +44,13 @@ def _finite_float(text: str) -> float:
 
 
 class EncodedObject(dict[str, Any]):
-    """A JSON object handed over together with its exact compact JSON text.
+    """A JSON object handed over together with its compact, ASCII-only JSON text.
 
     A handler that already holds the text of a large member of its result (a Tool's
     structured payload, whose text it also sends as the text item) wraps the member in this,
     and :func:`encode_message` writes the text instead of encoding the object a second time.
-    The text must decode to exactly the object; neither may change afterwards.
+    The text must be exactly ``json.dumps(obj, separators=(",", ":"), ensure_ascii=True)``;
+    neither may change afterwards.
     """
 
     def __init__(self, value: Mapping[str, Any], text: str) -> None:
@@ -58,21 +59,27 @@ class EncodedObject(dict[str, Any]):
 
 
 def encode_message(message: Mapping[str, Any], *, ensure_ascii: bool) -> str:
-    """The compact JSON text of a response; raises as ``json.dumps`` does.
+    """The compact JSON text of a response, exactly as ``json.dumps`` writes it (and raises).
 
-    Members of ``result`` that are :class:`EncodedObject` values are written as their text.
+    Members of ``result`` that are :class:`EncodedObject` values are written as their kept
+    text whenever that is the same text ``json.dumps`` would write.
     """
     members = message.get("result")
     if not isinstance(members, dict) or not _splices(message, members):
         return _dumps(message, ensure_ascii)
     head = _dumps({key: value for key, value in message.items() if key != "result"}, ensure_ascii)
     body = ",".join(
-        _dumps(key, ensure_ascii)
-        + ":"
-        + (value.json_text if isinstance(value, EncodedObject) else _dumps(value, ensure_ascii))
+        f"{_dumps(key, ensure_ascii)}:{_member_text(value, ensure_ascii)}"
         for key, value in members.items()
     )
     return f'{head[:-1]},"result":{{{body}}}}}'
+
+
+def _member_text(value: Any, ensure_ascii: bool) -> str:
+    # Without a \u escape the ASCII text is also the raw UTF-8 one: nothing in it is non-ASCII.
+    if isinstance(value, EncodedObject) and (ensure_ascii or "\\u" not in value.json_text):
+        return value.json_text
+    return _dumps(value, ensure_ascii)
 
 
 def _splices(message: Mapping[str, Any], members: dict[Any, Any]) -> bool:
