@@ -47,7 +47,8 @@ def _without_telemetry() -> dict[str, Any]:
     """
     if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
         return {}
-    return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    switches = ("tracing", "metrics", "logs", "operation_spans", "auto_configure")
+    return {"telemetry": dict.fromkeys(switches, False)}
 
 
 def create_production_app() -> FastAPI:

@@ -15,10 +15,12 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
@@ -68,10 +70,8 @@ async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) 
             "request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method)
         )
     started = time.perf_counter()
-    # Run in a copy of the request's context, as Starlette's own thread hand-off does.
-    dispatch = functools.partial(dispatcher.dispatch, message, protocol_version=version)
-    response = await asyncio.get_running_loop().run_in_executor(
-        _dispatch_pool(os.getpid()), contextvars.copy_context().run, dispatch
+    response = await _in_worker(
+        functools.partial(dispatcher.dispatch, message, protocol_version=version)
     )
     duration_ms = round((time.perf_counter() - started) * 1000)
     if response is None:
@@ -82,6 +82,23 @@ async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) 
     body, response = _serialize(response, request_id)
     _log_outcome(response, request_id, method, duration_ms)
     return Response(content=body, media_type="application/json")
+
+
+async def _in_worker(dispatch: Callable[[], Any]) -> Any:
+    """Run ``dispatch`` on a worker thread and wait for its answer without blocking the loop.
+
+    It runs in a copy of the request's context, as Starlette's own hand-off does. Once the
+    interpreter has begun to exit, concurrent.futures refuses new work; AnyIO's threads
+    still take it, so a server embedded in a thread keeps answering.
+    """
+    context = contextvars.copy_context()
+    try:
+        pending = asyncio.get_running_loop().run_in_executor(
+            _dispatch_pool(os.getpid()), context.run, dispatch
+        )
+    except RuntimeError:  # the interpreter is exiting: concurrent.futures takes no new work
+        return await run_in_threadpool(context.run, dispatch)
+    return await pending
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,6 +10,7 @@ import sys
 import time
 import types
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx2
@@ -20,6 +21,7 @@ from mymcp import settings
 from mymcp.app import create_app
 from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolRegistry
+from mymcp.routes import mcp as mcp_route
 from mymcp.routes.security import HttpSecurity
 from tests.synthetic_host import BASE_URL, SyntheticHost, build_host, runtime_for, tool_definition
 
@@ -348,6 +350,22 @@ def test_a_tool_handler_runs_in_the_requests_context() -> None:
 
     assert response.json()["result"] == {"content": []}
     assert seen == ["from the request"]
+
+
+def test_messages_are_still_answered_once_the_worker_pool_refuses_work(
+    host: SyntheticHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a server embedded in a thread meets after the main thread has finished: the
+    # interpreter's exit hook has shut concurrent.futures' pools down.
+    closed = ThreadPoolExecutor(max_workers=1)
+    closed.shutdown()
+    monkeypatch.setattr(mcp_route, "_dispatch_pool", lambda pid: closed)
+
+    ping = host.rpc({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    reply = host.call("echo", {"count": 2})
+
+    assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert reply["result"] == {"content": [], "received": {"count": 2}}
 
 
 SLOW_CALLS_IN_FLIGHT = 12  # more than a small machine's default executor has threads

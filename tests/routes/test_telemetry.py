@@ -15,32 +15,50 @@ from fastapi import FastAPI
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 pytest.importorskip("opentelemetry.trace")
+pytest.importorskip("opentelemetry._logs")
 if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
     pytest.skip("this FastAPI has no built-in telemetry", allow_module_level=True)
 
-# Runs in a child process: a tracer provider can be installed only once per process.
+# Runs in a child process: OpenTelemetry providers can be installed only once per process.
+# Every provider records what it is asked for; the app runs with its lifespan, as served.
 PROBE = textwrap.dedent(
     """
     import json, sys
-    from opentelemetry import trace
+    from opentelemetry import _logs, metrics, trace
     from starlette.testclient import TestClient
 
-    started = []
+    events = []
 
     class Tracer(trace.NoOpTracer):
         def start_span(self, name, *args, **kwargs):
-            started.append(name)
+            events.append("span")
             return super().start_span(name, *args, **kwargs)
 
         def start_as_current_span(self, name, *args, **kwargs):
-            started.append(name)
+            events.append("span")
             return super().start_as_current_span(name, *args, **kwargs)
 
-    class Provider(trace.TracerProvider):
+    class TracerProvider(trace.TracerProvider):
         def get_tracer(self, *args, **kwargs):
             return Tracer()
 
-    trace.set_tracer_provider(Provider())
+    class MeterProvider(metrics.MeterProvider):
+        def get_meter(self, name, *args, **kwargs):
+            events.append("meter")
+            return metrics.NoOpMeter(name)
+
+    class Logger(_logs.NoOpLogger):
+        def emit(self, *args, **kwargs):
+            events.append("log")
+
+    class LoggerProvider(_logs.LoggerProvider):
+        def get_logger(self, name, *args, **kwargs):
+            events.append("logger")
+            return Logger(name)
+
+    trace.set_tracer_provider(TracerProvider())
+    metrics.set_meter_provider(MeterProvider())
+    _logs.set_logger_provider(LoggerProvider())
     if sys.argv[1] == "plain":
         from fastapi import FastAPI
 
@@ -50,15 +68,16 @@ PROBE = textwrap.dedent(
         from mymcp.app import create_production_app
 
         app = create_production_app()
-    client = TestClient(app, base_url="http://127.0.0.1:8000")
-    client.get("/health")
-    client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
-    print(json.dumps(started))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        client.get("/health")
+        client.get("/nowhere")
+        client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    print(json.dumps(sorted(set(events))))
     """
 )
 
 
-def _spans_started(kind: str, home: Path) -> list[str]:
+def _telemetry_asked_for(kind: str, home: Path) -> list[str]:
     completed = subprocess.run(
         [sys.executable, "-c", PROBE, kind],
         cwd=ROOT,
@@ -73,13 +92,13 @@ def _spans_started(kind: str, home: Path) -> list[str]:
         timeout=60,
     )
     assert completed.returncode == 0, completed.stderr
-    spans: list[str] = json.loads(completed.stdout.strip().splitlines()[-1])
-    return spans
+    events: list[str] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return events
 
 
-def test_a_plain_fastapi_app_would_report_its_requests(hermetic_home: Path) -> None:
-    assert "GET" in _spans_started("plain", hermetic_home)
+def test_a_plain_fastapi_app_would_report_spans_metrics_and_logs(hermetic_home: Path) -> None:
+    assert {"span", "meter", "logger"} <= set(_telemetry_asked_for("plain", hermetic_home))
 
 
-def test_mymcp_starts_no_span_for_any_request(hermetic_home: Path) -> None:
-    assert _spans_started("mymcp", hermetic_home) == []
+def test_mymcp_asks_no_telemetry_provider_for_anything(hermetic_home: Path) -> None:
+    assert _telemetry_asked_for("mymcp", hermetic_home) == []
