@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 
@@ -61,6 +62,36 @@ class McpClient:
 
     def tool_names(self) -> list[str]:
         return [tool["name"] for tool in self.rpc("tools/list")["result"]["tools"]]
+
+    def declaration(self, name: str) -> dict[str, Any]:
+        """The one published ``tools/list`` entry named ``name``."""
+        [entry] = [t for t in self.rpc("tools/list")["result"]["tools"] if t["name"] == name]
+        found: dict[str, Any] = entry
+        return found
+
+
+def log_events(caplog: pytest.LogCaptureFixture, logger: str) -> list[tuple[int, str]]:
+    """(level, message) of every captured record of exactly ``logger``."""
+    return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == logger]
+
+
+# A version 2 record file's keys, in the order the contract writes them.
+V2_KEY_ORDER = [
+    "schema_version",
+    "id",
+    "scope",
+    "namespace",
+    "collection",
+    "kind",
+    "language",
+    "title",
+    "content",
+    "tags",
+    "provenance",
+    "lifecycle",
+    "created_at",
+    "updated_at",
+]
 
 
 def write_record(root: Path, record: dict[str, Any] | str | bytes, *parts: str) -> Path:

@@ -34,6 +34,7 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     RecordedVia,
     Scope,
 )
+from tests.helpers import V2_KEY_ORDER
 
 MEMORY_ID = "mem_" + "0123456789abcdef" * 2
 MISSING = object()
@@ -635,22 +636,7 @@ def test_canonical_relative_parts_follow_the_layout(
 
 def test_canonical_record_dict_uses_the_canonical_key_order() -> None:
     data = canonical_record_dict(parse_v2(v2()))
-    assert list(data) == [
-        "schema_version",
-        "id",
-        "scope",
-        "namespace",
-        "collection",
-        "kind",
-        "language",
-        "title",
-        "content",
-        "tags",
-        "provenance",
-        "lifecycle",
-        "created_at",
-        "updated_at",
-    ]
+    assert list(data) == V2_KEY_ORDER
     assert data == v2()
     assert list(data["namespace"]) == ["kind", "id", "label"]  # type: ignore[call-overload]
     assert list(data["collection"]) == ["id", "label"]  # type: ignore[call-overload]

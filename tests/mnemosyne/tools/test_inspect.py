@@ -16,9 +16,11 @@ from mymcp.plugins.mnemosyne.memory import store
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from tests.helpers import (
     CANONICAL_ID,
+    V2_KEY_ORDER,
     McpClient,
     ToolReply,
     canonical_record,
+    log_events,
     place_canonical,
     snapshot_tree,
     write_record,
@@ -71,18 +73,18 @@ UNAVAILABLE = ("storage_error", "memory_source_unavailable", "memory could not b
 
 
 def _events(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
-    return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == LOGGER]
+    return log_events(caplog, LOGGER)
 
 
 def _skips(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == STORE_LOGGER]
+    return [message for _, message in log_events(caplog, STORE_LOGGER)]
 
 
 # --- schema ------------------------------------------------------------------------------
 
 
 def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
-    tool = next(t for t in client.rpc("tools/list")["result"]["tools"] if t["name"] == TOOL)
+    tool = client.declaration(TOOL)
     schema = tool["inputSchema"]
     assert list(schema["properties"]) == ["reference"]
     assert schema["required"] == ["reference"]
@@ -264,23 +266,7 @@ def test_inspect_canonical_record_shape(client: McpClient, memory_root: Path) ->
     assert not reply.is_error
     assert list(reply.payload) == ["status", "memory"]
     memory = reply.payload["memory"]
-    assert list(memory) == [
-        "reference",
-        "schema_version",
-        "id",
-        "scope",
-        "namespace",
-        "collection",
-        "kind",
-        "language",
-        "title",
-        "content",
-        "tags",
-        "provenance",
-        "lifecycle",
-        "created_at",
-        "updated_at",
-    ]
+    assert list(memory) == ["reference", *V2_KEY_ORDER]
     assert memory["reference"] == V2_REFERENCE
     assert list(memory["reference"]) == list(V2_REFERENCE)
     assert memory["namespace"] == {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"}

@@ -20,6 +20,7 @@ from mymcp.plugins.mnemosyne.plugin import build_mnemosyne_registrations
 from tests.helpers import (
     McpClient,
     canonical_record,
+    log_events,
     place_canonical,
     snapshot_tree,
     write_record,
@@ -132,9 +133,7 @@ EMPTY_PAGE = {
 
 
 def _declaration(client: McpClient) -> dict[str, Any]:
-    tools = client.rpc("tools/list")["result"]["tools"]
-    found: dict[str, Any] = next(tool for tool in tools if tool["name"] == TOOL)
-    return found
+    return client.declaration(TOOL)
 
 
 def test_list_schema_is_flat_without_top_level_one_of(client: McpClient) -> None:
@@ -1067,7 +1066,7 @@ def events(caplog: pytest.LogCaptureFixture) -> Callable[[], list[tuple[int, str
     caplog.set_level(logging.INFO, logger=LOGGER)
 
     def collected() -> list[tuple[int, str]]:
-        found = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == LOGGER]
+        found = log_events(caplog, LOGGER)
         caplog.clear()
         return found
 

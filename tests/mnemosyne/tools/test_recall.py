@@ -21,6 +21,7 @@ from tests.helpers import (
     McpClient,
     ToolReply,
     canonical_record,
+    log_events,
     place_canonical,
     snapshot_tree,
     write_record,
@@ -74,18 +75,18 @@ def _error(reply: ToolReply) -> tuple[str, str, str]:
 
 
 def _events(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
-    return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == LOGGER]
+    return log_events(caplog, LOGGER)
 
 
 def _skips(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == STORE_LOGGER]
+    return [message for _, message in log_events(caplog, STORE_LOGGER)]
 
 
 # --- schema ------------------------------------------------------------------------------
 
 
 def test_recall_schema_has_the_contract_structure(client: McpClient) -> None:
-    tool = next(t for t in client.rpc("tools/list")["result"]["tools"] if t["name"] == TOOL)
+    tool = client.declaration(TOOL)
     schema = tool["inputSchema"]
     assert schema["type"] == "object"
     assert list(schema["properties"]) == ["query", "scope", "tags"]
@@ -118,7 +119,7 @@ def test_recall_schema_has_the_contract_structure(client: McpClient) -> None:
 
 
 def test_recall_description_asks_for_a_narrow_request(client: McpClient) -> None:
-    tool = next(t for t in client.rpc("tools/list")["result"]["tools"] if t["name"] == TOOL)
+    tool = client.declaration(TOOL)
     text = tool["description"].lower()
     assert "one scope" in text and "general world knowledge" in text
     assert "secrets" in text and "conversations" in text

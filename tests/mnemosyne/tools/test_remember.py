@@ -20,6 +20,7 @@ from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes, serialize
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
 from tests.helpers import (
     CANONICAL_ID,
+    V2_KEY_ORDER,
     McpClient,
     ToolReply,
     canonical_record,
@@ -951,22 +952,7 @@ def test_remember_writes_the_canonical_bytes(
     assert serialize_canonical(parse_record_bytes(data)) == data  # type: ignore[arg-type]
     assert "Café au lait ☕".encode() in data
     record = json.loads(data)
-    assert list(record) == [
-        "schema_version",
-        "id",
-        "scope",
-        "namespace",
-        "collection",
-        "kind",
-        "language",
-        "title",
-        "content",
-        "tags",
-        "provenance",
-        "lifecycle",
-        "created_at",
-        "updated_at",
-    ]
+    assert list(record) == V2_KEY_ORDER
     assert data == (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
     assert record["id"] == reply.payload["reference"]["id"]
     assert re.fullmatch(r"mem_[0-9a-f]{32}", record["id"])

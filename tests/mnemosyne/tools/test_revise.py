@@ -149,7 +149,7 @@ def test_all_gates_give_the_mutation_tools_in_manifest_order(
 
 
 def test_revise_is_destructive_and_not_read_only(client: McpClient) -> None:
-    [entry] = [t for t in client.rpc("tools/list")["result"]["tools"] if t["name"] == TOOL]
+    entry = client.declaration(TOOL)
     assert entry["annotations"] == {
         "readOnlyHint": False,
         "destructiveHint": True,
@@ -163,7 +163,7 @@ def test_revise_is_destructive_and_not_read_only(client: McpClient) -> None:
 
 @pytest.fixture
 def schema(client: McpClient) -> dict[str, Any]:
-    [entry] = [t for t in client.rpc("tools/list")["result"]["tools"] if t["name"] == TOOL]
+    entry = client.declaration(TOOL)
     result: dict[str, Any] = entry["inputSchema"]
     return result
 
