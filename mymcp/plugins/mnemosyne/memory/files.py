@@ -124,12 +124,16 @@ def closing_fd(fd: int) -> Iterator[int]:
         os.close(fd)
 
 
-def open_beneath(start_fd: int, names: tuple[str, ...]) -> int:
-    """Open the directory ``start/names...`` refusing a symlink at every component."""
+def open_beneath(start_fd: int, names: tuple[str, ...], *, make: bool = False) -> int:
+    """Open the directory ``start/names...`` refusing a symlink at every component.
+
+    With ``make``, missing components are created (mode 0700) on the way down.
+    """
+    open_child = open_or_make_subdirectory if make else open_subdirectory
     fd = os.dup(start_fd)
     try:
         for name in names:
-            child = open_subdirectory(fd, name)
+            child = open_child(fd, name)
             os.close(fd)
             fd = child
     except BaseException:

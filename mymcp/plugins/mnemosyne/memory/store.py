@@ -295,7 +295,7 @@ class MemoryStore:
         payload = encode_record(record)
         parts = _checked(_canonical_parts(record))
         with self._locked(root) as root_fd:
-            with files.closing_fd(_make_directories(root_fd, parts[:-1])) as dir_fd:
+            with files.closing_fd(files.open_beneath(root_fd, parts[:-1], make=True)) as dir_fd:
                 files.remove_leftover_temps(dir_fd)
                 _publish(dir_fd, record.id, parts[-1], payload)
             stored = self._load_exact(root_fd, root, parts, fresh=True)
@@ -717,19 +717,6 @@ def _lstat_at(dir_fd: int, name: str) -> os.stat_result | None:
 
 def _open_parent(root_fd: int, parts: tuple[str, ...]) -> int | None:
     return _descend(os.dup(root_fd), parts[:-1], strict=False)
-
-
-def _make_directories(root_fd: int, names: tuple[str, ...]) -> int:
-    fd = os.dup(root_fd)
-    try:
-        for name in names:
-            child = files.open_or_make_subdirectory(fd, name)
-            os.close(fd)
-            fd = child
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def _immutable(record: CanonicalRecord) -> tuple[object, ...]:
