@@ -23,8 +23,13 @@ SUPPORTED_HOST_API = 1
 
 
 def build_production_runtime(
-    *, generation_factory: Callable[[], RuntimeGenerationId] | None = None
+    *, generation_factory: Callable[[], RuntimeGenerationId | str] | None = None
 ) -> HostRuntime:
+    """The runtime of the bundled plugin with the operator's gates; startup errors propagate.
+
+    ``generation_factory`` names the runtime (a :class:`RuntimeGenerationId` or its string
+    value); by default each runtime gets a fresh random name.
+    """
     source = resources.files("mymcp.plugins.mnemosyne").joinpath("manifest.json").read_bytes()
     manifest_definition = parse_manifest_bytes(source)
     adapter_definition = mnemosyne.mnemosyne_plugin_definition()

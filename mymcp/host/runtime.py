@@ -40,6 +40,14 @@ class RuntimeGenerationId:
         return cls(f"generation_{uuid.uuid4().hex}")
 
 
+def _as_generation(value: object) -> RuntimeGenerationId:
+    if isinstance(value, RuntimeGenerationId):
+        return value
+    if isinstance(value, str):
+        return RuntimeGenerationId(value)
+    raise ValueError("invalid runtime generation id")
+
+
 def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
     return MappingProxyType(dict(mapping))
 
@@ -71,13 +79,15 @@ def build_host_runtime(
     bindings: Iterable[PublicToolBinding],
     host_registration_factory: Callable[[Sequence[Mapping[str, Any]]], ToolRegistration],
     *,
-    generation_factory: Callable[[], RuntimeGenerationId] = RuntimeGenerationId.new,
+    generation_factory: Callable[[], RuntimeGenerationId | str] = RuntimeGenerationId.new,
 ) -> HostRuntime:
-    """Compose the surface, then name the generation; any failure builds nothing."""
+    """Compose the surface, then name the generation; any failure builds nothing.
+
+    ``generation_factory`` may return a :class:`RuntimeGenerationId` or its plain string
+    value; a string is checked by the same rule.
+    """
     surface = compose_tool_surface(tuple(contributions), tuple(bindings), host_registration_factory)
-    generation = generation_factory()
-    if not isinstance(generation, RuntimeGenerationId):
-        raise ValueError("invalid runtime generation id")
+    generation = _as_generation(generation_factory())
     return HostRuntime(
         registry=surface.registry,
         plugin_inventory=surface.plugin_inventory,

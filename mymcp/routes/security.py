@@ -80,11 +80,24 @@ class SecurityMiddleware:
         headers = _headers(scope)
         host = headers.get("host")
         if host is not None and not self._security.host_allowed(host):
-            return 421, {"detail": "Misdirected Request"}
+            return 421, _HOST_REFUSED
         origin = headers.get("origin")
         if origin is not None and not self._security.origin_allowed(origin):
-            return 403, {"detail": "Forbidden"}
+            return 403, _ORIGIN_REFUSED
         return None
+
+
+# Each refusal names the header and the setting that would allow it, never the value sent.
+_HOST_REFUSED = {
+    "detail": "Misdirected Request",
+    "header": "Host",
+    "hint": f"only loopback host names are served; allow another with {ALLOWED_HOSTS_VARIABLE}",
+}
+_ORIGIN_REFUSED = {
+    "detail": "Forbidden",
+    "header": "Origin",
+    "hint": f"only loopback origins are served; allow another with {ALLOWED_ORIGINS_VARIABLE}",
+}
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -286,6 +286,24 @@ def test_a_contribution_that_disagrees_with_the_definition_fails_the_build(
     assert generation.calls == 0
 
 
+def test_the_production_build_accepts_a_generation_factory_returning_a_string() -> None:
+    runtime = bootstrap.build_production_runtime(generation_factory=lambda: "route-test-generation")
+    assert runtime.generation == RuntimeGenerationId("route-test-generation")
+
+
+@pytest.mark.parametrize("value", ["route test generation", None])
+def test_the_production_build_refuses_an_invalid_generation_after_composition(value: Any) -> None:
+    composed: list[bool] = []
+
+    def factory() -> Any:  # called only once composition has succeeded
+        composed.append(True)
+        return value
+
+    with pytest.raises(ValueError, match="^invalid runtime generation id$"):
+        bootstrap.build_production_runtime(generation_factory=factory)
+    assert composed == [True]
+
+
 # --- settings, bindings and the composed runtime ---------------------------------------------
 
 

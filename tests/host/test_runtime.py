@@ -308,9 +308,35 @@ def test_a_failing_host_registration_never_names_a_generation() -> None:
 
 
 @pytest.mark.parametrize(
+    "value",
+    ["generation_0123456789abcdef0123456789abcdef", "route-test-generation", "A", "a" * 128],
+)
+def test_a_generation_factory_may_return_the_id_as_a_valid_string(value: str) -> None:
+    runtime = _build(lambda: value)
+    assert runtime.generation == RuntimeGenerationId(value)
+    assert isinstance(runtime.generation, RuntimeGenerationId)
+
+
+@pytest.mark.parametrize(
+    "value", ["", "not a valid id", "-leading-dash", "a" * 129, "caf\u00e9", "tab\there"]
+)
+def test_a_generation_factory_returning_an_invalid_string_fails_the_build(value: str) -> None:
+    factory = GenerationFactory(value)
+    with pytest.raises(ValueError) as caught:
+        _build(factory)
+    assert str(caught.value) == "invalid runtime generation id"
+    assert factory.calls == 1
+
+
+def test_a_generation_factory_returning_an_id_object_is_used_as_it_is() -> None:
+    generation = RuntimeGenerationId("given-object")
+    assert _build(lambda: generation).generation is generation
+
+
+@pytest.mark.parametrize(
     "result",
-    ["generation_0123456789abcdef0123456789abcdef", None, 42, object()],
-    ids=["plain-str", "none", "int", "object"],
+    [None, 42, object(), b"generation-bytes", ["generation"]],
+    ids=["none", "int", "object", "bytes", "list"],
 )
 def test_a_generation_factory_returning_no_id_fails_the_build(result: Any) -> None:
     def factory() -> Any:

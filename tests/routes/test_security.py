@@ -123,6 +123,32 @@ def test_foreign_host_names_are_misdirected(host: SyntheticHost, host_header: st
     assert host.calls.received == []
 
 
+@pytest.mark.parametrize("host_header", FOREIGN_HOSTS)
+def test_a_misdirected_answer_names_the_host_header_and_never_its_value(
+    host: SyntheticHost, host_header: str
+) -> None:
+    response = host.post(CALL, headers={"host": host_header})
+
+    body = response.json()
+    assert body["detail"] == "Misdirected Request"
+    assert body["header"] == "Host"
+    assert "MYMCP_ALLOWED_HOSTS" in body["hint"]
+    assert host_header.lower() not in response.text.lower()
+
+
+@pytest.mark.parametrize("origin", [origin for origin in FOREIGN_ORIGINS if origin.strip()])
+def test_a_forbidden_answer_names_the_origin_header_and_never_its_value(
+    host: SyntheticHost, origin: str
+) -> None:
+    response = host.post(CALL, headers={"origin": origin})
+
+    body = response.json()
+    assert body["detail"] == "Forbidden"
+    assert body["header"] == "Origin"
+    assert "MYMCP_ALLOWED_ORIGINS" in body["hint"]
+    assert origin.lower() not in response.text.lower()
+
+
 def test_a_foreign_host_is_refused_even_with_a_loopback_origin(host: SyntheticHost) -> None:
     response = host.post(CALL, headers={"host": "evil.example", "origin": "http://localhost"})
 
