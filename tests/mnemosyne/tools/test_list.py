@@ -157,7 +157,7 @@ def test_list_schema_is_flat_without_top_level_one_of(client: McpClient) -> None
         "project",
         "knowledge",
     ]
-    assert [branch.get("type") for branch in properties["collection_id"]["oneOf"]] == [
+    assert [branch.get("type") for branch in properties["collection_id"]["anyOf"]] == [
         "string",
         "null",
     ]
@@ -170,13 +170,15 @@ def test_list_schema_is_flat_without_top_level_one_of(client: McpClient) -> None
 
 
 def test_list_descriptions_state_the_four_combinations(client: McpClient) -> None:
+    # Issue 12: the sentence is stated once, in the Tool description, to keep tools/list
+    # small; the scope description says what a scope alone selects.
     declaration = _declaration(client)
-    scope_description = declaration["inputSchema"]["properties"]["scope"]["description"]
-    assert scope_description.startswith("Allowed values: self: ")
-    sentence = scope_description[scope_description.index("Valid argument combinations") :]
+    description = declaration["description"]
+    sentence = description[description.index("Valid argument combinations") :]
     assert COMBINATIONS_HINT in sentence
-    assert declaration["description"].endswith(sentence)
-    assert "Read-only" in declaration["description"]
+    scope_description = declaration["inputSchema"]["properties"]["scope"]["description"]
+    assert "whole scope" in scope_description
+    assert "Read-only" in description
 
 
 # --- selectors ---------------------------------------------------------------------------------

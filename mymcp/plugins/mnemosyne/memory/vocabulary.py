@@ -133,16 +133,16 @@ SCOPE_RULES: dict[Scope, ScopeRule] = {
         ),
         _rule(
             Scope.PRACTICE,
-            "how the user really works: routines, habits",
+            "how the user really works (routines, habits)",
             (NamespaceKind.DOMAIN,),
             (
                 MemoryKind.PRACTICE,
-                "a habit really followed; not an aspiration",
+                "a habit really followed, not an aspiration",
             ),
         ),
         _rule(
             Scope.PROJECT,
-            "one bounded endeavour: goals, state, decisions",
+            "one bounded endeavour (goals, state, decisions)",
             (NamespaceKind.PROJECT,),
             (
                 MemoryKind.DECISION,
@@ -154,7 +154,7 @@ SCOPE_RULES: dict[Scope, ScopeRule] = {
             ),
             (
                 MemoryKind.STATE,
-                "where things stand now; revise it on change",
+                "where things stand now, revised on change",
             ),
             (
                 MemoryKind.EVENT,
@@ -175,7 +175,7 @@ SCOPE_RULES: dict[Scope, ScopeRule] = {
         ),
         _rule(
             Scope.KNOWLEDGE,
-            "material for reuse beyond one project; not general knowledge",
+            "material for reuse beyond one project, not general knowledge",
             (NamespaceKind.TOPIC,),
             (
                 MemoryKind.REFERENCE,

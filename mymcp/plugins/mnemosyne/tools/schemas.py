@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mymcp.plugins.mnemosyne.memory.values import LANGUAGE_LIMIT, MAX_TAGS, TAG_LIMIT
+from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
 
 Schema = dict[str, Any]
 
 # ECMAScript spellings of the rules in ``memory/values.py`` (tests check they agree).
 IDENTIFIER_PATTERN = "^[a-z0-9]([a-z0-9_-]{0,62}[a-z0-9])?$"
-CANONICAL_ID_PATTERN = "^mem_[0-9a-f]{32}$"
-LEGACY_ID_PATTERN = "^[A-Za-z0-9._-]{1,100}$"
 TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
 # The length limit of a language tag is not in the pattern; descriptions state it.
 LANGUAGE_PATTERN = "^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
@@ -34,8 +32,6 @@ CANONICAL_VERSION = 2
 LEGACY_VERSION = 1
 
 SCOPE_VALUES: list[str] = [scope.value for scope in Scope]
-
-REFERENCE_KEYS = "schema_version, scope, namespace_id, collection_id and id"
 
 
 def scope_catalogue() -> str:
@@ -81,11 +77,6 @@ def text(limit: int) -> Schema:
     return schema
 
 
-def text_rule(limit: int) -> str:
-    """The words for :func:`text`: what the server counts and how much."""
-    return f"non-blank text of at most {limit:,} characters after trimming"
-
-
 def tags_schema(*, min_items: int, description: str) -> Schema:
     return {
         "type": "array",
@@ -94,19 +85,6 @@ def tags_schema(*, min_items: int, description: str) -> Schema:
         "minItems": min_items,
         "maxItems": MAX_TAGS,
     }
-
-
-def tags_rule(min_items: int) -> str:
-    return (
-        f"{min_items} to {MAX_TAGS} non-blank tags of at most {TAG_LIMIT} characters, "
-        "no two equal ignoring case"
-    )
-
-
-LANGUAGE_RULE = (
-    "a language tag such as en or pt-BR (2 to 8 letters, then optional -subtags of 1 to 8 "
-    f"letters or digits; at most {LANGUAGE_LIMIT} characters; case is ignored)"
-)
 
 
 def canonical_reference(description: str | None = None) -> Schema:
