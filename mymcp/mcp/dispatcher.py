@@ -111,12 +111,20 @@ def negotiate_protocol_version(requested: Any) -> str:
     return settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
 
 
+# The first revision whose clients get the usage note; older ones get the original answer.
+INSTRUCTIONS_SINCE = "2025-03-26"
+
+
 def initialize_result(requested: Any) -> dict[str, Any]:
-    return {
-        "protocolVersion": negotiate_protocol_version(requested),
+    version = negotiate_protocol_version(requested)
+    result: dict[str, Any] = {
+        "protocolVersion": version,
         "capabilities": {"tools": {}},
         "serverInfo": {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION},
     }
+    if version >= INSTRUCTIONS_SINCE:
+        result["instructions"] = settings.INSTRUCTIONS
+    return result
 
 
 def _named(prefix: str, value: Any) -> str:
