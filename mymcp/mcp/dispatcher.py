@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from mymcp import settings
 from mymcp.mcp import jsonrpc
+from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
 _logger = logging.getLogger("mcp")
@@ -123,7 +124,7 @@ def initialize_result(requested: Any) -> dict[str, Any]:
         "serverInfo": {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION},
     }
     if version >= INSTRUCTIONS_SINCE:
-        result["instructions"] = settings.INSTRUCTIONS
+        result["instructions"] = INSTRUCTIONS
     return result
 
 

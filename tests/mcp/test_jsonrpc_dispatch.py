@@ -10,6 +10,7 @@ import pytest
 
 from mymcp import settings
 from mymcp.mcp.dispatcher import MCPDispatcher
+from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 from tests.synthetic_host import MARKER, VERBATIM_RESULT, SyntheticHost, exact_json
 
@@ -165,7 +166,7 @@ def test_initialize_echoes_every_supported_protocol_version(
     # Issue 12: revisions from 2025-03-26 on also get the usage note, after serverInfo.
     expected = {**ORIGINAL_INITIALIZE, "protocolVersion": version}
     if version != "2024-11-05":
-        expected["instructions"] = settings.INSTRUCTIONS
+        expected["instructions"] = INSTRUCTIONS
     assert reply == result(1, expected)
     assert list(reply["result"]) == list(expected)
 
@@ -178,12 +179,12 @@ def test_newer_clients_get_instructions_within_1000_characters(
     reply = host.rpc({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
 
     instructions = reply["result"]["instructions"]
-    assert instructions == settings.INSTRUCTIONS
+    assert instructions == INSTRUCTIONS
     assert 0 < len(instructions) <= 1000
 
 
 def test_the_instructions_say_how_to_use_the_server_well() -> None:
-    text = settings.INSTRUCTIONS
+    text = INSTRUCTIONS
     assert text.index("memory_recall") < text.index("memory_remember")  # recall first
     assert "approved" in text and "never treat your own judgement as approval" in text
     assert "never secrets" in text

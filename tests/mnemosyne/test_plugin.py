@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-from mymcp import settings
+from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.plugin import parse_manifest_bytes
 from mymcp.plugins.mnemosyne.configuration import MutationSettings
 from mymcp.plugins.mnemosyne.plugin import (
@@ -37,5 +37,5 @@ def test_every_tool_the_server_instructions_name_is_a_mnemosyne_tool() -> None:
     gates = ("remember_enabled", "revise_enabled", "archive_restore_enabled", "forget_enabled")
     everything = MutationSettings(**dict.fromkeys(gates, True))
     served = {item.tool["name"] for item in build_mnemosyne_registrations(everything)}
-    named = set(re.findall(r"memory_[a-z]+", settings.INSTRUCTIONS))
+    named = set(re.findall(r"memory_[a-z]+", INSTRUCTIONS))
     assert named == served
