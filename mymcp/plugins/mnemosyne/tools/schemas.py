@@ -40,13 +40,9 @@ def scope_catalogue() -> str:
     return f"Allowed values: {entries}"
 
 
-def scope_enum(description: str | None = None) -> Schema:
+def scope_enum(description: str) -> Schema:
     """A string-enum scope property."""
-    schema: Schema = {"type": "string"}
-    if description is not None:
-        schema["description"] = description
-    schema["enum"] = list(SCOPE_VALUES)
-    return schema
+    return {"type": "string", "description": description, "enum": list(SCOPE_VALUES)}
 
 
 def described(description: str, schema: Schema) -> Schema:
@@ -87,27 +83,24 @@ def tags_schema(*, min_items: int, description: str) -> Schema:
     }
 
 
-def canonical_reference(description: str | None = None) -> Schema:
+def canonical_reference() -> Schema:
     """The exact version 2 reference taken by inspect and the lifecycle Tools.
 
     A reference is copied from an earlier result, never composed, so it publishes its keys,
     types and pinned version but no patterns or enums; the server checks every value.
     """
-    schema: Schema = {"type": "object"}
-    if description is not None:
-        schema["description"] = description
-    schema.update(
-        properties={
+    return {
+        "type": "object",
+        "properties": {
             "schema_version": pinned(CANONICAL_VERSION),
             "scope": {"type": "string"},
             "namespace_id": {"type": "string"},
             "collection_id": nullable({"type": "string"}),
             "id": {"type": "string"},
         },
-        required=["schema_version", "scope", "namespace_id", "collection_id", "id"],
-        additionalProperties=False,
-    )
-    return schema
+        "required": ["schema_version", "scope", "namespace_id", "collection_id", "id"],
+        "additionalProperties": False,
+    }
 
 
 def legacy_reference() -> Schema:
