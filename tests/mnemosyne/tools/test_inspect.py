@@ -39,6 +39,8 @@ V2_REFERENCE: dict[str, Any] = {
 }
 V1_REFERENCE: dict[str, Any] = {"schema_version": 1, "scope": "project", "id": "old-note"}
 
+CONTRACT_SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
+
 
 @pytest.fixture
 def client(mcp: Callable[..., McpClient]) -> McpClient:
@@ -89,7 +91,7 @@ def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
     assert schema["required"] == ["reference"]
     assert schema["additionalProperties"] is False
     # Issue 12: a property-level anyOf whose branches pin schema_version with a one-value
-    # integer range (no oneOf, no const); references publish no patterns.
+    # integer range (no oneOf, no const); references publish no patterns, but their scopes.
     canonical, legacy = schema["properties"]["reference"]["anyOf"]
     assert canonical["required"] == [
         "schema_version",
@@ -114,7 +116,7 @@ def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
     assert legacy["properties"]["id"] == {"type": "string"}
     assert legacy["additionalProperties"] is False
     for branch in (canonical, legacy):
-        assert branch["properties"]["scope"] == {"type": "string"}
+        assert branch["properties"]["scope"] == {"type": "string", "enum": CONTRACT_SCOPES}
 
 
 # --- validation (§7.1, in order) ---------------------------------------------------------

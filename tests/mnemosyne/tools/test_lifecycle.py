@@ -45,6 +45,8 @@ OP = {ARCHIVE: "archive", RESTORE: "restore", FORGET: "forget"}
 ACTIVE_1 = {"state": "active", "revision": 1}
 ARCHIVED_2 = {"state": "archived", "revision": 2}
 
+CONTRACT_SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
+
 
 def request(**overrides: Any) -> dict[str, Any]:
     arguments: dict[str, Any] = {"reference": dict(REFERENCE), "expected_revision": 1}
@@ -202,7 +204,7 @@ def test_lifecycle_reference_schema(client: McpClient) -> None:
     # Issue 12: schema_version is a one-value integer range instead of a const, and a
     # reference (copied, never composed) publishes types without patterns or enums.
     assert props["schema_version"] == {"type": "integer", "minimum": 2, "maximum": 2}
-    assert props["scope"] == {"type": "string"}
+    assert props["scope"] == {"type": "string", "enum": CONTRACT_SCOPES}
     assert props["namespace_id"] == {"type": "string"}
     assert props["collection_id"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
     assert props["id"] == {"type": "string"}

@@ -1201,7 +1201,7 @@ def test_list_page_text_is_exactly_the_compact_json_of_its_payload(memory_root: 
     # The page text is joined from memoized pieces rather than encoded from the payload, and
     # the wire's structuredContent reuses that text; so the check runs on the handler's own
     # result, before any encoding: the payload object must encode to exactly the text.
-    _v2(memory_root, 1, title="caf\u00e9 \u2713 \u2028 \"quoted\" \\ line")
+    _v2(memory_root, 1, title='caf\u00e9 \u2713 \u2028 "quoted" \\ line')
     _v2(memory_root, 2, collection=None)
     _v2(memory_root, 3, namespace="other", collection=None)
     _v1(memory_root, "creme", title="cr\u00e8me br\u00fbl\u00e9e")

@@ -26,7 +26,7 @@ ORIGINS = "[explicit_user_statement,user_approved_proposal]"
 CANONICAL_REFERENCE = {
     "reference": "*object",
     "reference.schema_version": "*integer=2",
-    "reference.scope": "*string",
+    "reference.scope": f"*string{SCOPES}",
     "reference.namespace_id": "*string",
     "reference.collection_id": "*string|null",
     "reference.id": "*string",
@@ -50,12 +50,12 @@ EXPECTED: dict[str, dict[str, str]] = {
     "memory_inspect": {
         "reference": "*object|object",
         "reference|0.schema_version": "*integer=2",
-        "reference|0.scope": "*string",
+        "reference|0.scope": f"*string{SCOPES}",
         "reference|0.namespace_id": "*string",
         "reference|0.collection_id": "*string|null",
         "reference|0.id": "*string",
         "reference|1.schema_version": "*integer=1",
-        "reference|1.scope": "*string",
+        "reference|1.scope": f"*string{SCOPES}",
         "reference|1.id": "*string",
     },
     "memory_archive": LIFECYCLE,

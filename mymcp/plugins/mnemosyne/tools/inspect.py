@@ -22,7 +22,7 @@ from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, Payload, 
 DESCRIPTION = (
     "Show everything one memory holds: text, tags and, for version 2, namespace, "
     "collection, kind, language, provenance, lifecycle state and revision, and timestamps. "
-    "Archived memories too. Read-only."
+    "Archived memories too."
 )
 
 REFERENCE_DESCRIPTION = (

@@ -50,9 +50,9 @@ _REFERENCE_KEYS: Final = frozenset(
 _KEYS: Final = frozenset({REFERENCE, EXPECTED_REVISION})
 
 _ARGUMENTS_HINT: Final = (
-    " Pass the reference from an earlier result and, as expected_revision, the revision the "
-    "user last saw; a changed memory is left alone. Each exact call needs the user's "
-    "approval. If the outcome is uncertain, inspect before any retry."
+    " Pass an earlier result's reference and, as expected_revision, the revision the user "
+    "saw; a changed memory is left alone. Each exact call needs the user's approval; if the "
+    "outcome is uncertain, inspect before retrying."
 )
 
 # --- shared request parsing (memory_revise uses it too) ---------------------------------
@@ -195,7 +195,7 @@ ARCHIVE = MemoryTool(
     description=(
         "Archive one memory: it stays stored and inspectable, but recall no longer returns "
         "it; memory_restore brings it back, and memory_forget needs it archived first. "
-        "Answers archived, or already_archived (nothing written)." + _ARGUMENTS_HINT
+        "Answers archived, or already_archived." + _ARGUMENTS_HINT
     ),
     input_schema=INPUT_SCHEMA,
     effects=CHANGES,
@@ -211,7 +211,7 @@ RESTORE = MemoryTool(
     title="Restore a memory",
     description=(
         "Restore one archived memory so that recall finds it again. Answers restored, or "
-        "already_active (nothing written)." + _ARGUMENTS_HINT
+        "already_active." + _ARGUMENTS_HINT
     ),
     input_schema=INPUT_SCHEMA,
     effects=CHANGES,
@@ -236,9 +236,8 @@ FORGET = MemoryTool(
     name="memory_forget",
     title="Forget a memory",
     description=(
-        "Permanently delete one archived memory: the file is removed, with no tombstone, "
-        "backup or history. An active memory answers not_archived (archive it first)."
-        + _ARGUMENTS_HINT
+        "Permanently delete one archived memory: the file is removed and no copy or history "
+        "remains. An active memory answers not_archived (archive it first)." + _ARGUMENTS_HINT
     ),
     input_schema=INPUT_SCHEMA,
     effects=DESTROYS,

@@ -40,11 +40,11 @@ _COMBINATIONS = (
 
 _DESCRIPTION = (
     "A complete, paged inventory of one scope, namespace or collection, archived memories "
-    "included, in a fixed order: per memory its reference for memory_inspect, title, "
+    "included, in a fixed order: per memory its reference, title, "
     "inspectability (ambiguous: a legacy ID used twice) and, for version 2, kind and state. "
     "Read-only; no content. While page.truncated is true, send "
-    "page.next_cursor as cursor with the same selector; a stale_cursor conflict means the "
-    "memories changed or the server restarted: start over. " + _COMBINATIONS
+    "page.next_cursor as cursor with the same selector; on a stale_cursor conflict, start "
+    "over. " + _COMBINATIONS
 )
 
 _SCOPE_DESCRIPTION = "Alone, lists the whole scope, legacy and version 2 records."
@@ -59,9 +59,8 @@ _COLLECTION_DESCRIPTION = (
 _PAGE_SIZE_DESCRIPTION = "Items per page; first requests only, never with cursor."
 
 _CURSOR_DESCRIPTION = (
-    f"page.next_cursor (at most {MAX_CURSOR_LENGTH:,} characters), sent with no page_size and "
-    "the same scope, namespace_id and collection_id as the first request, each sent or left "
-    "out as there."
+    f"page.next_cursor (at most {MAX_CURSOR_LENGTH:,} characters); send no page_size, and "
+    "scope, namespace_id and collection_id exactly as on the first request."
 )
 
 INPUT_SCHEMA: schemas.Schema = {

@@ -22,10 +22,9 @@ QUERY_LIMIT = 1000
 
 DESCRIPTION = (
     "Look up what the user chose to keep in long-term memory: one narrow question about one "
-    "scope (a preference, a project decision, a person), never general world "
-    "knowledge; no secrets, credentials or pasted conversations in the query. Matches whole "
-    f"words, ignoring case. Returns up to {RESULT_LIMIT} memories, best first, with full text "
-    "and a reference for memory_inspect; archived ones are left out. Read-only."
+    "scope, never general world knowledge; no secrets, credentials or pasted conversations "
+    f"in the query. Matches whole words, ignoring case. Returns up to {RESULT_LIMIT} active "
+    "memories, best first, with full text and a reference."
 )
 
 INPUT_SCHEMA: schemas.Schema = {

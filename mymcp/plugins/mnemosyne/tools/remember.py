@@ -100,9 +100,8 @@ _OCCURRED_AT_DESCRIPTION: Final = (
     "any other kind even as null: when it happened, a real UTC time."
 )
 _TOOL_DESCRIPTION: Final = (
-    "Propose one bounded, non-sensitive memory for the user's local notebook; each exact "
-    "call needs the user's approval. Recall first: an equal stored memory is reported, not "
-    "written twice. Never include secrets, passwords, credentials or keys, payment-card or "
+    "Propose one memory for the user's local notebook; each exact call needs the user's "
+    "approval. Recall first: an equal stored memory is reported, not written twice. Never include secrets, passwords, credentials or keys, payment-card or "
     "government ID numbers, personal details the memory does not need, file paths or "
     "server-owned values (IDs, timestamps, revisions). A refusal names only the field and a "
     "coarse reason: never disguise the value; retry only once the user confirms it is "

@@ -35,9 +35,9 @@ SCOPE_VALUES: list[str] = [scope.value for scope in Scope]
 
 
 def scope_catalogue() -> str:
-    """``Allowed values: self: ...; relationship: ...``: each scope's meaning, in enum order."""
+    """``self: ...; relationship: ...``: each scope's meaning, in enum order."""
     entries = "; ".join(f"{scope.value}: {SCOPE_RULES[scope].definition}" for scope in Scope)
-    return f"Allowed values: {entries}"
+    return entries
 
 
 def scope_enum(description: str) -> Schema:
@@ -83,17 +83,21 @@ def tags_schema(*, min_items: int, description: str) -> Schema:
     }
 
 
+def _reference_scope() -> Schema:
+    return {"type": "string", "enum": list(SCOPE_VALUES)}
+
+
 def canonical_reference() -> Schema:
     """The exact version 2 reference taken by inspect and the lifecycle Tools.
 
     A reference is copied from an earlier result, never composed, so it publishes its keys,
-    types and pinned version but no patterns or enums; the server checks every value.
+    types, pinned version and scope values but no patterns; the server checks every value.
     """
     return {
         "type": "object",
         "properties": {
             "schema_version": pinned(CANONICAL_VERSION),
-            "scope": {"type": "string"},
+            "scope": _reference_scope(),
             "namespace_id": {"type": "string"},
             "collection_id": nullable({"type": "string"}),
             "id": {"type": "string"},
@@ -109,7 +113,7 @@ def legacy_reference() -> Schema:
         "type": "object",
         "properties": {
             "schema_version": pinned(LEGACY_VERSION),
-            "scope": {"type": "string"},
+            "scope": _reference_scope(),
             "id": {"type": "string"},
         },
         "required": ["schema_version", "scope", "id"],
