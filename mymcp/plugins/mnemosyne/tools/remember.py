@@ -101,13 +101,13 @@ _OCCURRED_AT_DESCRIPTION: Final = (
 )
 _TOOL_DESCRIPTION: Final = (
     "Propose one memory for the user's local notebook; each exact call needs the user's "
-    "approval. Recall first: an equal stored memory is reported, not written twice. Never include secrets, passwords, credentials or keys, payment-card or "
-    "government ID numbers, personal details the memory does not need, file paths or "
-    "server-owned values (IDs, timestamps, revisions). A refusal names only the field and a "
-    "coarse reason: never disguise the value; retry only once the user confirms it is "
-    "harmless and approves the changed call. Texts must not be blank; limits count "
-    "characters after trimming. The result's reference works as is with memory_inspect and "
-    "the change Tools."
+    "approval. Recall first: an equal stored memory is reported, not written twice. Never "
+    "include secrets, passwords, credentials or keys, payment-card or government ID numbers, "
+    "personal details the memory does not need, file paths or server-owned values (IDs, "
+    "timestamps, revisions). A refusal names only the field and a coarse reason: never "
+    "disguise the value; retry only once the user confirms it is harmless and approves the "
+    "changed call. Texts must not be blank; limits count characters after trimming. The "
+    "result's reference works as is with memory_inspect and the change Tools."
 )
 
 

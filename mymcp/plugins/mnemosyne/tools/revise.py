@@ -44,15 +44,15 @@ def _nullable_text(limit: int, description: str) -> schemas.Schema:
 
 
 _TOOL_DESCRIPTION: Final = (
-    "Replace the text, title, tags and labels of one memory: repeat every value that "
-    "should stay; all else is kept. Pass an earlier result's reference and, as "
-    "expected_revision, the revision the user saw; a changed memory is left alone. Each "
-    "exact call needs the user's approval. Never send secrets, passwords, credentials or "
-    "keys, payment-card or government ID numbers or file paths. A refusal names only the field and a coarse "
-    "reason: never disguise the value; retry only once the user confirms it is harmless and "
-    "approves the changed call. Texts must not be blank; limits count characters after "
-    "trimming. Sending what is stored writes nothing (already_current). If the outcome is "
-    "uncertain, inspect before retrying."
+    "Replace the text, title, tags and labels of one memory: repeat every value that should "
+    "stay; all else is kept. Pass an earlier result's reference and, as expected_revision, the "
+    "revision the user saw; a changed memory is left alone. Each exact call needs the user's "
+    "approval. Never send secrets, passwords, credentials or keys, payment-card or government "
+    "ID numbers or file paths. A refusal names only the field and a coarse reason: never "
+    "disguise the value; retry only once the user confirms it is harmless and approves the "
+    "changed call. Texts must not be blank; limits count characters after trimming. Sending "
+    "what is stored writes nothing (already_current). If the outcome is uncertain, inspect "
+    "before retrying."
 )
 _NAMESPACE_LABEL_DESCRIPTION: Final = "null removes it."
 _COLLECTION_LABEL_DESCRIPTION: Final = (
