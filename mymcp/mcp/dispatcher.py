@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from mymcp import settings
 from mymcp.mcp import jsonrpc
+from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
 _logger = logging.getLogger("mcp")
@@ -111,12 +112,20 @@ def negotiate_protocol_version(requested: Any) -> str:
     return settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
 
 
+# The first revision whose clients get the usage note; older ones get the original answer.
+INSTRUCTIONS_SINCE = "2025-03-26"
+
+
 def initialize_result(requested: Any) -> dict[str, Any]:
-    return {
-        "protocolVersion": negotiate_protocol_version(requested),
+    version = negotiate_protocol_version(requested)
+    result: dict[str, Any] = {
+        "protocolVersion": version,
         "capabilities": {"tools": {}},
         "serverInfo": {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION},
     }
+    if version >= INSTRUCTIONS_SINCE:
+        result["instructions"] = INSTRUCTIONS
+    return result
 
 
 def _named(prefix: str, value: Any) -> str:

@@ -3,7 +3,9 @@
 Some clients send structured arguments as JSON text (``"tags": "[\\"x\\"]"``). Guided by the
 Tool's input schema, a string is decoded once where the schema does not allow a string and
 the decoded value is allowed. Everything else passes through unchanged, and the caller's
-object is never mutated.
+object is never mutated. An object's members are read against every ``oneOf``/``anyOf``
+branch that fits it: a branch does not fit when it pins a member the object has (with
+``const``, or with an integer range of one value) to some other value.
 """
 
 from __future__ import annotations
@@ -82,14 +84,34 @@ def _candidates(
 
 
 def _applicable(branch: dict[str, Any], container: dict[str, Any]) -> bool:
+    """False when a member the value has contradicts the one value the branch pins it to."""
     properties = branch.get("properties")
     if not isinstance(properties, dict):
         return True
     for name, member_schema in properties.items():
-        if isinstance(member_schema, dict) and "const" in member_schema and name in container:
-            if not _same_json_value(container[name], member_schema["const"]):
-                return False
+        if name not in container:
+            continue
+        pinned = _pinned_value(member_schema)
+        if pinned and not _same_json_value(container[name], pinned[0]):
+            return False
     return True
+
+
+def _pinned_value(schema: Any) -> tuple[Any] | tuple[()]:
+    """The single value a member schema allows: its ``const``, or a one-value integer range.
+
+    The range form ``{"type": "integer", "minimum": n, "maximum": n}`` is how a portable
+    schema spells ``const`` (which several providers refuse), so it discriminates branches
+    in the same way.
+    """
+    if not isinstance(schema, dict):
+        return ()
+    if "const" in schema:
+        return (schema["const"],)
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if schema.get("type") == "integer" and type(low) is int and low == high:
+        return (low,)
+    return ()
 
 
 def _decode_if_permitted(text: str, schema: dict[str, Any]) -> Any:

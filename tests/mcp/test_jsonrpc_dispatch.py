@@ -10,6 +10,7 @@ import pytest
 
 from mymcp import settings
 from mymcp.mcp.dispatcher import MCPDispatcher
+from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 from tests.synthetic_host import MARKER, VERBATIM_RESULT, SyntheticHost, exact_json
 
@@ -162,8 +163,32 @@ def test_initialize_echoes_every_supported_protocol_version(
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": version}}
     )
 
-    assert reply == result(1, {**ORIGINAL_INITIALIZE, "protocolVersion": version})
-    assert list(reply["result"]) == ["protocolVersion", "capabilities", "serverInfo"]
+    # Issue 12: revisions from 2025-03-26 on also get the usage note, after serverInfo.
+    expected = {**ORIGINAL_INITIALIZE, "protocolVersion": version}
+    if version != "2024-11-05":
+        expected["instructions"] = INSTRUCTIONS
+    assert reply == result(1, expected)
+    assert list(reply["result"]) == list(expected)
+
+
+@pytest.mark.parametrize("requested", ["2025-03-26", "2025-11-25", "2099-01-01"])
+def test_newer_clients_get_instructions_within_1000_characters(
+    host: SyntheticHost, requested: str
+) -> None:
+    params = {"protocolVersion": requested}
+    reply = host.rpc({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+
+    instructions = reply["result"]["instructions"]
+    assert instructions == INSTRUCTIONS
+    assert 0 < len(instructions) <= 1000
+
+
+def test_the_instructions_say_how_to_use_the_server_well() -> None:
+    text = INSTRUCTIONS
+    assert text.index("memory_recall") < text.index("memory_remember")  # recall first
+    assert "approved" in text and "never treat your own judgement as approval" in text
+    assert "never secrets" in text
+    assert "reference object" in text and "unchanged" in text and "expected_revision" in text
 
 
 @pytest.mark.parametrize("requested", ["1999-01-01", "2026-07-28", "", "latest", 5, ["2025-06-18"]])

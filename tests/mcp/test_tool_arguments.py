@@ -428,6 +428,109 @@ def test_normalization_never_mutates_and_stays_strict_json(
     json.dumps(normalized, allow_nan=False)
 
 
+# --- the portable forms of issue 12 ---------------------------------------------------------
+# Published schemas spell const, oneOf and type arrays differently; the outcome must not move.
+
+PINNED_TWO = {"type": "integer", "minimum": 2, "maximum": 2}
+NULLABLE_PAIRS = [
+    ({"type": ["string", "null"]}, {"anyOf": [{"type": "string"}, {"type": "null"}]}),
+    ({"type": ["integer", "null"]}, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+    (
+        {"oneOf": [{"type": "string", "pattern": "^[a-z]$"}, {"type": "null"}]},
+        {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    ),
+    (
+        {"oneOf": [{"const": "self"}, {"const": "project"}]},
+        {"type": "string", "enum": ["self", "project"]},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("schema", "given_value", "expected"),
+    [
+        ({"anyOf": [{"type": "string"}, {"type": "null"}]}, "null", "null"),
+        ({"anyOf": [{"type": "string"}, {"type": "null"}]}, None, None),
+        ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "null", None),
+        ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "5", 5),
+        ({"anyOf": [{"type": "null"}, {"type": "object"}]}, "null", None),
+        ({"anyOf": [{"type": "null"}, {"type": "object"}]}, '{"id":"a"}', {"id": "a"}),
+        ({"anyOf": [{"type": "null"}, {"type": "object"}]}, '"x"', '"x"'),
+        (PINNED_TWO, "2", 2),
+        (PINNED_TWO, "true", "true"),
+        (PINNED_TWO, "null", "null"),
+    ],
+)
+def test_property_level_any_of_with_a_null_branch_and_pinned_integers(
+    schema: Any, given_value: Any, expected: Any
+) -> None:
+    assert same_json(at(schema, given_value), expected)
+
+
+LEGACY_FORM = {
+    "oneOf": [
+        {"properties": {"v": {"const": 2}, "n": {"type": "integer"}}},
+        {"properties": {"v": {"const": 1}, "m": {"type": "integer"}}},
+    ]
+}
+PORTABLE_FORM = {
+    "anyOf": [
+        {"type": "object", "properties": {"v": PINNED_TWO, "n": {"type": "integer"}}},
+        {
+            "type": "object",
+            "properties": {
+                "v": {"type": "integer", "minimum": 1, "maximum": 1},
+                "m": {"type": "integer"},
+            },
+        },
+    ]
+}
+DISCRIMINATOR_VALUES = st.sampled_from([1, 2, 1.0, 2.0, 3, True, None, "1", "2", "x", [2]])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    discriminator=st.none() | DISCRIMINATOR_VALUES,
+    members=st.dictionaries(st.sampled_from(["n", "m", "x"]), JSON_VALUES, max_size=3),
+)
+def test_a_one_value_integer_range_discriminates_branches_as_const_did(
+    discriminator: Any, members: dict[str, Any]
+) -> None:
+    value = dict(members) if discriminator is None else {"v": discriminator, **members}
+
+    legacy = normalize_tool_arguments({"r": value}, {"properties": {"r": LEGACY_FORM}})
+    portable = normalize_tool_arguments({"r": value}, {"properties": {"r": PORTABLE_FORM}})
+
+    assert same_json(legacy, portable)
+
+
+def test_a_pinned_branch_that_disagrees_is_inapplicable() -> None:
+    schema = {"properties": {"r": PORTABLE_FORM}}
+    assert normalize_tool_arguments({"r": {"v": "2", "n": "5"}}, schema) == {
+        "r": {"v": "2", "n": "5"}
+    }
+    assert normalize_tool_arguments({"r": {"v": 2, "n": "5", "m": "6"}}, schema) == {
+        "r": {"v": 2, "n": 5, "m": "6"}
+    }
+    assert normalize_tool_arguments({"r": {"n": "5", "m": "6"}}, schema) == {"r": {"n": 5, "m": 6}}
+
+
+@pytest.mark.parametrize("bounds", [{"minimum": 1, "maximum": 2}, {"minimum": 2}, {}])
+def test_only_a_one_value_integer_range_pins_a_branch(bounds: dict[str, int]) -> None:
+    branch = {"properties": {"v": {"type": "integer", **bounds}, "n": {"type": "integer"}}}
+    schema = {"properties": {"r": {"anyOf": [branch]}}}
+    assert normalize_tool_arguments({"r": {"v": "2", "n": "5"}}, schema) == {"r": {"v": 2, "n": 5}}
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=JSON_VALUES, pair=st.sampled_from(NULLABLE_PAIRS))
+def test_portable_spellings_normalize_like_the_originals(
+    value: Any, pair: tuple[dict[str, Any], dict[str, Any]]
+) -> None:
+    original, portable = pair
+    assert same_json(at(original, value), at(portable, value))
+
+
 # --- end to end through POST /mcp ------------------------------------------------------------
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 
+from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.plugin import parse_manifest_bytes
 from mymcp.plugins.mnemosyne.configuration import MutationSettings
 from mymcp.plugins.mnemosyne.plugin import (
@@ -29,3 +31,11 @@ def test_registrations_follow_the_gates_in_declaration_order() -> None:
     settings = MutationSettings(forget_enabled=True, remember_enabled=True)
     names = [item.tool["name"] for item in build_mnemosyne_registrations(settings)]
     assert names == [*READS, "memory_remember", "memory_forget"]
+
+
+def test_every_tool_the_server_instructions_name_is_a_mnemosyne_tool() -> None:
+    gates = ("remember_enabled", "revise_enabled", "archive_restore_enabled", "forget_enabled")
+    everything = MutationSettings(**dict.fromkeys(gates, True))
+    served = {item.tool["name"] for item in build_mnemosyne_registrations(everything)}
+    named = set(re.findall(r"memory_[a-z]+", INSTRUCTIONS))
+    assert named == served

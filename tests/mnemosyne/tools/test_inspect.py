@@ -29,7 +29,6 @@ from tests.helpers import (
 TOOL = "memory_inspect"
 LOGGER = "mcp.memory_inspect"
 STORE_LOGGER = "mymcp.memory.store"
-SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
 
 V2_REFERENCE: dict[str, Any] = {
     "schema_version": 2,
@@ -39,6 +38,8 @@ V2_REFERENCE: dict[str, Any] = {
     "id": CANONICAL_ID,
 }
 V1_REFERENCE: dict[str, Any] = {"schema_version": 1, "scope": "project", "id": "old-note"}
+
+CONTRACT_SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
 
 
 @pytest.fixture
@@ -89,7 +90,9 @@ def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
     assert list(schema["properties"]) == ["reference"]
     assert schema["required"] == ["reference"]
     assert schema["additionalProperties"] is False
-    canonical, legacy = schema["properties"]["reference"]["oneOf"]
+    # Issue 12: a property-level anyOf whose branches pin schema_version with a one-value
+    # integer range (no oneOf, no const); references publish no patterns, but their scopes.
+    canonical, legacy = schema["properties"]["reference"]["anyOf"]
     assert canonical["required"] == [
         "schema_version",
         "scope",
@@ -97,17 +100,23 @@ def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
         "collection_id",
         "id",
     ]
-    assert canonical["properties"]["schema_version"] == {"const": 2}
-    assert canonical["properties"]["id"]["pattern"] == "^mem_[0-9a-f]{32}$"
+    assert canonical["properties"]["schema_version"] == {
+        "type": "integer",
+        "minimum": 2,
+        "maximum": 2,
+    }
+    assert canonical["properties"]["id"] == {"type": "string"}
     assert canonical["additionalProperties"] is False
     assert legacy["required"] == ["schema_version", "scope", "id"]
-    assert legacy["properties"]["schema_version"] == {"const": 1}
-    assert legacy["properties"]["id"]["pattern"] == "^[A-Za-z0-9._-]{1,100}$"
+    assert legacy["properties"]["schema_version"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 1,
+    }
+    assert legacy["properties"]["id"] == {"type": "string"}
     assert legacy["additionalProperties"] is False
     for branch in (canonical, legacy):
-        consts = branch["properties"]["scope"]["oneOf"]
-        assert [entry["const"] for entry in consts] == SCOPES
-        assert all(entry["description"] for entry in consts)
+        assert branch["properties"]["scope"] == {"type": "string", "enum": CONTRACT_SCOPES}
 
 
 # --- validation (§7.1, in order) ---------------------------------------------------------

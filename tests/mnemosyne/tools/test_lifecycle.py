@@ -15,7 +15,6 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.tools import schemas
 from tests.helpers import (
     CANONICAL_ID,
     McpClient,
@@ -45,6 +44,8 @@ PAST = {ARCHIVE: "archived", RESTORE: "restored", FORGET: "forgotten"}
 OP = {ARCHIVE: "archive", RESTORE: "restore", FORGET: "forget"}
 ACTIVE_1 = {"state": "active", "revision": 1}
 ARCHIVED_2 = {"state": "archived", "revision": 2}
+
+CONTRACT_SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
 
 
 def request(**overrides: Any) -> dict[str, Any]:
@@ -200,14 +201,13 @@ def test_lifecycle_reference_schema(client: McpClient) -> None:
     ]
     assert reference["additionalProperties"] is False
     props = reference["properties"]
-    assert props["schema_version"] == {"const": 2}
-    assert [branch["const"] for branch in props["scope"]["oneOf"]] == schemas.SCOPE_VALUES
-    assert all(branch["description"] for branch in props["scope"]["oneOf"])
-    assert props["namespace_id"] == {"type": "string", "pattern": schemas.IDENTIFIER_PATTERN}
-    assert props["collection_id"] == {
-        "oneOf": [{"type": "string", "pattern": schemas.IDENTIFIER_PATTERN}, {"type": "null"}]
-    }
-    assert props["id"] == {"type": "string", "pattern": "^mem_[0-9a-f]{32}$"}
+    # Issue 12: schema_version is a one-value integer range instead of a const, and a
+    # reference (copied, never composed) publishes types without patterns or enums.
+    assert props["schema_version"] == {"type": "integer", "minimum": 2, "maximum": 2}
+    assert props["scope"] == {"type": "string", "enum": CONTRACT_SCOPES}
+    assert props["namespace_id"] == {"type": "string"}
+    assert props["collection_id"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert props["id"] == {"type": "string"}
 
 
 # --- validation order (§5.2) -------------------------------------------------------------------
@@ -331,6 +331,18 @@ def test_lifecycle_decodes_a_stringified_schema_version(
     existing(memory_root, lifecycle=state)
     reply = call(tool, request(reference={**REFERENCE, "schema_version": "2"}))
     assert reply.payload["status"] == PAST[tool]
+
+
+@pytest.mark.parametrize("tool", LIFECYCLE_TOOLS)
+@pytest.mark.parametrize("text", ["2.0", "2.5", "1e400", "true", "null", "[2]", "3"])
+def test_lifecycle_schema_version_text_that_is_not_the_integer_2_stays_invalid(
+    call: Callable[..., Any], memory_root: Path, tool: str, text: str
+) -> None:
+    # The published schema_version is a one-value integer range instead of a const (issue
+    # 12); whatever the normalizer makes of such text, the answer is the original one.
+    existing(memory_root, lifecycle={"state": "archived", "revision": 1})
+    reply = call(tool, request(reference={**REFERENCE, "schema_version": text}))
+    assert reply.payload == invalid("invalid_reference", "reference")
 
 
 @pytest.mark.parametrize("tool", LIFECYCLE_TOOLS)

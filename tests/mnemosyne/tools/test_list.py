@@ -157,7 +157,7 @@ def test_list_schema_is_flat_without_top_level_one_of(client: McpClient) -> None
         "project",
         "knowledge",
     ]
-    assert [branch.get("type") for branch in properties["collection_id"]["oneOf"]] == [
+    assert [branch.get("type") for branch in properties["collection_id"]["anyOf"]] == [
         "string",
         "null",
     ]
@@ -170,13 +170,15 @@ def test_list_schema_is_flat_without_top_level_one_of(client: McpClient) -> None
 
 
 def test_list_descriptions_state_the_four_combinations(client: McpClient) -> None:
+    # Issue 12: the sentence is stated once, in the Tool description, to keep tools/list
+    # small; the scope description says what a scope alone selects.
     declaration = _declaration(client)
-    scope_description = declaration["inputSchema"]["properties"]["scope"]["description"]
-    assert scope_description.startswith("Allowed values: self: ")
-    sentence = scope_description[scope_description.index("Valid argument combinations") :]
+    description = declaration["description"]
+    sentence = description[description.index("Valid argument combinations") :]
     assert COMBINATIONS_HINT in sentence
-    assert declaration["description"].endswith(sentence)
-    assert "Read-only" in declaration["description"]
+    scope_description = declaration["inputSchema"]["properties"]["scope"]["description"]
+    assert "whole scope" in scope_description
+    assert "Read-only" in description
 
 
 # --- selectors ---------------------------------------------------------------------------------
@@ -1199,7 +1201,7 @@ def test_list_page_text_is_exactly_the_compact_json_of_its_payload(memory_root: 
     # The page text is joined from memoized pieces rather than encoded from the payload, and
     # the wire's structuredContent reuses that text; so the check runs on the handler's own
     # result, before any encoding: the payload object must encode to exactly the text.
-    _v2(memory_root, 1, title="caf\u00e9 \u2713 \u2028 \"quoted\" \\ line")
+    _v2(memory_root, 1, title='caf\u00e9 \u2713 \u2028 "quoted" \\ line')
     _v2(memory_root, 2, collection=None)
     _v2(memory_root, 3, namespace="other", collection=None)
     _v1(memory_root, "creme", title="cr\u00e8me br\u00fbl\u00e9e")

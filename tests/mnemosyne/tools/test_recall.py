@@ -106,16 +106,11 @@ def test_recall_schema_has_the_contract_structure(client: McpClient) -> None:
     ]
     assert scope["description"] == schemas.scope_catalogue()
     tags = schema["properties"]["tags"]
-    assert (tags["type"], tags["minItems"], tags["maxItems"], tags["uniqueItems"]) == (
-        "array",
-        1,
-        10,
-        True,
-    )
-    item = tags["items"]
-    assert (item["type"], item["minLength"], item["maxLength"]) == ("string", 1, 50)
-    assert item["pattern"].startswith("^") and item["pattern"].endswith("$")
-    assert "\\S" not in item["pattern"] and "\\s" not in item["pattern"]
+    # Issue 12: no uniqueItems and no pattern beside a length (the description says both).
+    assert (tags["type"], tags["minItems"], tags["maxItems"]) == ("array", 1, 10)
+    assert "uniqueItems" not in tags
+    assert "distinct" in tags["description"]
+    assert tags["items"] == {"type": "string", "minLength": 1, "maxLength": 50}
 
 
 def test_recall_description_asks_for_a_narrow_request(client: McpClient) -> None:

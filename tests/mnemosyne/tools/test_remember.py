@@ -185,7 +185,8 @@ def schema_values(node: Any, key: str) -> Iterator[Any]:
 
 
 def test_remember_schema_top_level_structure(schema: dict[str, Any]) -> None:
-    assert list(schema) == ["type", "properties", "required", "additionalProperties", "oneOf"]
+    # Issue 12: one flat object; the per-scope oneOf branches became descriptions.
+    assert list(schema) == ["type", "properties", "required", "additionalProperties"]
     assert schema["type"] == "object"
     assert list(schema["properties"]) == [*REQUIRED, "occurred_at"]
     assert schema["required"] == REQUIRED
@@ -227,7 +228,7 @@ def test_remember_schema_top_level_structure(schema: dict[str, Any]) -> None:
 
 def test_remember_schema_forbids_extra_properties_at_every_level(schema: dict[str, Any]) -> None:
     objects = list(object_schemas(schema))
-    assert len(objects) == 1 + 2 + 6 * 3  # top level, namespace, collection; per branch
+    assert len(objects) == 1 + 2  # top level, namespace, collection
     assert all(node["additionalProperties"] is False for node in objects)
 
 
@@ -243,35 +244,25 @@ def test_remember_schema_is_portable(schema: dict[str, Any]) -> None:
     assert "4,000" in content["description"]
 
 
-def test_remember_schema_branches_narrow_each_scope(schema: dict[str, Any]) -> None:
-    branches = schema["oneOf"]
-    assert len(branches) == 6
-    for branch, scope in zip(branches, Scope, strict=True):
+def test_remember_schema_descriptions_state_what_each_scope_takes(
+    schema: dict[str, Any],
+) -> None:
+    # Issue 12: what the six oneOf branches said is now said in words.
+    properties = schema["properties"]
+    namespace_kind = properties["namespace"]["properties"]["kind"]["description"]
+    kind = properties["kind"]["description"]
+    for scope in Scope:
         rule = SCOPE_RULES[scope]
-        properties = branch["properties"]
-        assert list(branch)[:4] == ["type", "properties", "required", "additionalProperties"]
-        assert branch["required"] == REQUIRED
-        assert properties["scope"] == {"const": scope.value, "description": rule.definition}
-        namespace_kind = properties["namespace"]["properties"]["kind"]
-        assert namespace_kind == {"type": "string", "enum": list(rule.namespace_kinds)}
-        assert properties["kind"]["enum"] == list(rule.memory_kinds)
-        guidance = properties["kind"]["description"]
-        assert guidance.startswith(f"Writing guidance for {scope.value} memory kinds: ")
-        for item in rule.kinds:
-            assert f"{item.kind}: {item.guidance}" in guidance
-        assert "description" not in properties["origin"]
-        if scope is Scope.PROJECT:
-            assert list(properties)[-1] == "occurred_at"
-            assert branch["allOf"] == [
-                {
-                    "if": {"properties": {"kind": {"const": "event"}}},
-                    "then": {"required": ["occurred_at"]},
-                    "else": {"not": {"required": ["occurred_at"]}},
-                }
-            ]
-        else:
-            assert list(properties) == REQUIRED
-            assert "allOf" not in branch
+        allowed = ", ".join(rule.namespace_kinds)
+        assert f"{scope.value}: {allowed}" in namespace_kind
+        group = kind.split(f"{scope.value}: ", 1)[1].split(" | ", 1)[0]
+        assert [entry.split(": ", 1)[0] for entry in group.split("; ")] == list(rule.memory_kinds)
+    occurred_at = properties["occurred_at"]["description"]
+    assert "Required for kind event (scope project)" in occurred_at
+    assert "refused for any other kind even as null" in occurred_at
+    assert properties["occurred_at"]["pattern"] == (
+        "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+    )
 
 
 def test_remember_schema_describes_guidance_for_every_scope_and_kind(
@@ -715,8 +706,10 @@ def existing(root: Path, **overrides: Any) -> dict[str, Any]:
 
 
 def existing_reference(record: dict[str, Any]) -> dict[str, Any]:
+    # Issue 12: the reference carries schema_version, so it is ready for memory_inspect.
     collection = record["collection"]
     return {
+        "schema_version": 2,
         "scope": record["scope"],
         "namespace_id": record["namespace"]["id"],
         "collection_id": None if collection is None else collection["id"],
@@ -970,7 +963,14 @@ def test_remember_success_result_shape(remember: Callable[..., ToolReply]) -> No
     reply = remember(draft())
     assert "isError" not in reply.raw
     assert list(reply.payload) == ["status", "reference", "lifecycle"]
-    assert list(reply.payload["reference"]) == ["scope", "namespace_id", "collection_id", "id"]
+    # Issue 12: schema_version leads the reference, as in every other result.
+    assert list(reply.payload["reference"]) == [
+        "schema_version",
+        "scope",
+        "namespace_id",
+        "collection_id",
+        "id",
+    ]
     assert reply.payload["lifecycle"] == {"state": "active", "revision": 1}
     assert reply.raw["structuredContent"] == reply.payload
 
@@ -1033,6 +1033,7 @@ def test_remember_reports_an_equal_record_behind_a_symlinked_root(
     assert reply.payload == {
         "status": "already_exists",
         "reference": {
+            "schema_version": 2,
             "scope": "project",
             "namespace_id": "mnemosyne",
             "collection_id": "decisions",

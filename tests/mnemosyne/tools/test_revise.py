@@ -201,16 +201,18 @@ def test_revise_schema_reference_is_the_lifecycle_reference(schema: dict[str, An
 @pytest.mark.parametrize(
     ("key", "limit"), [("namespace_label", 100), ("collection_label", 100), ("title", 200)]
 )
-def test_revise_schema_nullable_text_is_a_type_array(
+def test_revise_schema_nullable_text_is_an_any_of_with_a_null_branch(
     schema: dict[str, Any], key: str, limit: int
 ) -> None:
+    # Issue 12: a type array (["string","null"]) is not portable; anyOf with a null branch is,
+    # and a pattern beside a length is dropped by grammar converters.
     prop = schema["properties"][key]
-    assert prop["type"] == ["string", "null"]
-    assert prop["minLength"] == 1
-    assert prop["maxLength"] == limit
-    assert prop["pattern"] == schemas.NONBLANK_PATTERN
-    assert prop["description"]
-    assert "anyOf" not in prop
+    assert prop["anyOf"] == [
+        {"type": "string", "minLength": 1, "maxLength": limit},
+        {"type": "null"},
+    ]
+    assert "type" not in prop
+    assert "null removes it" in prop["description"]
 
 
 def test_revise_schema_content_states_its_limit_without_publishing_it(
@@ -220,20 +222,18 @@ def test_revise_schema_content_states_its_limit_without_publishing_it(
     assert content["type"] == "string"
     assert content["minLength"] == 1
     assert "maxLength" not in content
-    assert content["pattern"] == schemas.NONBLANK_PATTERN
+    assert "pattern" not in content
     assert "4,000" in content["description"]
 
 
 def test_revise_schema_tags_are_as_for_remember(schema: dict[str, Any]) -> None:
     tags = schema["properties"]["tags"]
     assert tags["type"] == "array"
-    assert tags["items"] == {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 50,
-        "pattern": schemas.NONBLANK_PATTERN,
-    }
-    assert (tags["minItems"], tags["maxItems"], tags["uniqueItems"]) == (0, 10, True)
+    # Issue 12: no pattern beside the length and no uniqueItems; the description says it.
+    assert tags["items"] == {"type": "string", "minLength": 1, "maxLength": 50}
+    assert (tags["minItems"], tags["maxItems"]) == (0, 10)
+    assert "uniqueItems" not in tags
+    assert "no two equal ignoring case" in tags["description"]
 
 
 # --- validation order (§4.2) ------------------------------------------------------------------

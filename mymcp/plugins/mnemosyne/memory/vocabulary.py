@@ -102,100 +102,88 @@ SCOPE_RULES: dict[Scope, ScopeRule] = {
     for rule in (
         _rule(
             Scope.SELF,
-            "who the user is and the lasting circumstances of their life",
+            "who the user is, lasting circumstances",
             (NamespaceKind.ASPECT,),
             (
                 MemoryKind.ATTRIBUTE,
-                "a durable fact about the user or a long-term circumstance; "
-                "not a preference and not the passing status of some project",
+                "a lasting fact, not a preference",
             ),
         ),
         _rule(
             Scope.RELATIONSHIP,
-            "the people and groups in the user's life and how the user sees them",
+            "people and groups in the user's life, as the user sees them",
             (NamespaceKind.PERSON, NamespaceKind.GROUP, NamespaceKind.RELATIONSHIP),
             (
                 MemoryKind.PERSPECTIVE,
-                "the user's own opinion, feeling or judgement about a person, group "
-                "or relationship",
+                "the user's own view of them",
             ),
             (
                 MemoryKind.SUMMARY,
-                "lasting background on a person, group or relationship as the user "
-                "understands it; not a neutral biography",
+                "background as the user sees it, not a biography",
             ),
         ),
         _rule(
             Scope.PREFERENCE,
-            "choices the user wants honoured: what they like and what to avoid",
+            "what the user likes or wants avoided",
             (NamespaceKind.DOMAIN,),
             (
                 MemoryKind.PREFERENCE,
-                "something the user explicitly wants respected, whether a liking or "
-                "a thing to stay away from",
+                "a liking or a thing to avoid",
             ),
         ),
         _rule(
             Scope.PRACTICE,
-            "how the user really works: routines, methods and habits",
+            "how the user really works (routines, habits)",
             (NamespaceKind.DOMAIN,),
             (
                 MemoryKind.PRACTICE,
-                "a routine, method or habit the user actually follows, as stated or "
-                "observed; not an aspiration",
+                "a habit really followed, not an aspiration",
             ),
         ),
         _rule(
             Scope.PROJECT,
-            "the goals, current state, decisions and constraints of one bounded endeavour",
+            "one bounded endeavour (goals, state, decisions)",
             (NamespaceKind.PROJECT,),
             (
                 MemoryKind.DECISION,
-                "a choice made for the project together with the reasons or "
-                "consequences that should guide later work",
+                "a choice made and its reasons",
             ),
             (
                 MemoryKind.CONSTRAINT,
-                "a boundary, requirement, limitation or firm rule that narrows what "
-                "the project may do",
+                "a rule or limit the work must respect",
             ),
             (
                 MemoryKind.STATE,
-                "where the project stands now; revise it when that changes",
+                "where things stand now, revised on change",
             ),
             (
                 MemoryKind.EVENT,
-                "something that has finished happening, at its known time "
-                "(occurred_at); ongoing conditions belong in state",
+                "something finished, at its known time",
             ),
             (
                 MemoryKind.QUESTION,
-                "an open question whose answer could change the direction or the implementation",
+                "an open question that could change the work",
             ),
             (
                 MemoryKind.REFERENCE,
-                "approved material specific to this project that is needed to carry "
-                "it out or understand it",
+                "material needed to do or understand the work",
             ),
             (
                 MemoryKind.SUMMARY,
-                "a lasting overview of the project's context, progress or design; it "
-                "does not stand in for the more precise kinds",
+                "an overview of context, progress or design",
             ),
         ),
         _rule(
             Scope.KNOWLEDGE,
-            "reference material the user approved for reuse beyond any one project; "
-            "not general world knowledge",
+            "material for reuse beyond one project, not general knowledge",
             (NamespaceKind.TOPIC,),
             (
                 MemoryKind.REFERENCE,
-                "user-approved reference material on a topic wider than one project; "
-                "not general knowledge",
+                "approved material on the topic",
             ),
             (
                 MemoryKind.SUMMARY,
-                "a user-approved synthesis on such a topic, meant for reuse; not general knowledge",
+                "an approved synthesis of the topic",
             ),
         ),
     )

@@ -20,26 +20,23 @@ from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, Payload, ToolCall
 
 DESCRIPTION = (
-    "Show everything stored in one memory: its text, tags and, for version 2 memories, "
-    "namespace, collection, kind, language, provenance, lifecycle state and timestamps. "
-    "Pass the reference object exactly as memory_recall or memory_list returned it. "
-    "Archived memories can be inspected too. Read-only."
+    "Show everything one memory holds: text, tags and, for version 2, namespace, "
+    "collection, kind, language, provenance, lifecycle state and revision, and timestamps. "
+    "Archived memories too."
 )
 
 REFERENCE_DESCRIPTION = (
-    "The memory's reference, copied unchanged from a memory_recall or memory_list result: "
-    "version 2 gives schema_version 2, scope, namespace_id, collection_id (null when the "
-    "memory has no collection) and id; a legacy version 1 memory gives schema_version 1, "
-    "scope and id."
+    "Copied unchanged from an earlier result (a legacy memory's reference has "
+    f"schema_version {schemas.LEGACY_VERSION})."
 )
 
 INPUT_SCHEMA: schemas.Schema = {
     "type": "object",
     "properties": {
-        "reference": {
-            "description": REFERENCE_DESCRIPTION,
-            "oneOf": [schemas.canonical_reference(), schemas.legacy_reference()],
-        }
+        "reference": schemas.described(
+            REFERENCE_DESCRIPTION,
+            {"anyOf": [schemas.canonical_reference(), schemas.legacy_reference()]},
+        )
     },
     "required": ["reference"],
     "additionalProperties": False,

@@ -50,15 +50,9 @@ _REFERENCE_KEYS: Final = frozenset(
 _KEYS: Final = frozenset({REFERENCE, EXPECTED_REVISION})
 
 _ARGUMENTS_HINT: Final = (
-    " Pass the reference exactly as memory_inspect, memory_recall or memory_list returned it "
-    "(schema_version 2, scope, namespace_id, collection_id, id) and, as expected_revision, "
-    "the lifecycle revision the user saw; a memory that changed since then is not touched. "
-    "Paths, legacy (version 1) references and memory text are not accepted. Each exact call "
-    "needs the user's approval."
-)
-_UNCERTAIN_HINT: Final = (
-    " If the outcome is reported uncertain, inspect the same reference before deciding "
-    "whether anything is left to do."
+    " Pass an earlier result's reference and, as expected_revision, the revision the user "
+    "saw; a changed memory is left alone. Each exact call needs the user's approval; if the "
+    "outcome is uncertain, inspect before retrying."
 )
 
 # --- shared request parsing (memory_revise uses it too) ---------------------------------
@@ -199,12 +193,9 @@ ARCHIVE = MemoryTool(
     name="memory_archive",
     title="Archive a memory",
     description=(
-        "Archive one memory: it stays stored, unchanged and inspectable, but normal "
-        "memory_recall no longer returns it, and it can later be brought back with "
-        "memory_restore. Archiving is also the required step before memory_forget. "
-        "Returns archived, or already_archived when it already was (nothing is written)."
-        + _ARGUMENTS_HINT
-        + _UNCERTAIN_HINT
+        "Archive one memory: it stays stored and inspectable, but recall no longer returns "
+        "it; memory_restore brings it back, and memory_forget needs it archived first. "
+        "Answers archived, or already_archived." + _ARGUMENTS_HINT
     ),
     input_schema=INPUT_SCHEMA,
     effects=CHANGES,
@@ -219,10 +210,8 @@ RESTORE = MemoryTool(
     name="memory_restore",
     title="Restore a memory",
     description=(
-        "Restore one archived memory so that memory_recall finds it again. Returns "
-        "restored, or already_active when it was not archived (nothing is written)."
-        + _ARGUMENTS_HINT
-        + _UNCERTAIN_HINT
+        "Restore one archived memory so that recall finds it again. Answers restored, or "
+        "already_active." + _ARGUMENTS_HINT
     ),
     input_schema=INPUT_SCHEMA,
     effects=CHANGES,
@@ -247,11 +236,8 @@ FORGET = MemoryTool(
     name="memory_forget",
     title="Forget a memory",
     description=(
-        "Permanently delete one archived memory. This cannot be undone: the file is removed "
-        "and no tombstone, backup or history is kept. Only an archived memory can be "
-        "forgotten (archive it first with memory_archive); an active one gives not_archived."
-        + _ARGUMENTS_HINT
-        + _UNCERTAIN_HINT
+        "Permanently delete one archived memory: the file is removed and no copy or history "
+        "remains. An active memory answers not_archived (archive it first)." + _ARGUMENTS_HINT
     ),
     input_schema=INPUT_SCHEMA,
     effects=DESTROYS,

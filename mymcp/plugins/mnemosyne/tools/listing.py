@@ -33,65 +33,44 @@ MAX_PAGE_SIZE = 100
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
 
 _COMBINATIONS = (
-    "Valid argument combinations: (1) scope, optionally with page_size; "
-    "(2) scope and namespace_id, optionally with collection_id and page_size; "
-    "(3) scope and cursor; "
-    "(4) scope, namespace_id and cursor, optionally with collection_id."
+    "Valid argument combinations: (1) scope [page_size]; (2) scope and namespace_id "
+    "[collection_id, page_size]; (3) scope and cursor; (4) scope, namespace_id and cursor "
+    "[collection_id]; brackets mark optional ones."
 )
 
 _DESCRIPTION = (
-    "Inventory of the memories stored in one scope, one namespace, or one collection of a "
-    "namespace, returned in pages. The order is fixed and complete: legacy (schema version 1) "
-    "records first, by ID, then canonical (schema version 2) records by namespace, "
-    "collectionless before collected, collection and ID. Archived records are included. Each "
-    "item gives the exact reference to pass to memory_inspect, the title, whether that "
-    "reference is exact or ambiguous (a legacy ID used more than once) and, for version 2, the "
-    "kind and lifecycle state. Read-only: nothing is created or changed, and no content, "
-    "paths or ranking are returned. While page.truncated is true, ask for the next page with "
-    "page.next_cursor and the same selector; a stale_cursor conflict means the listed memories "
-    "changed (or the server restarted), so start a new listing. " + _COMBINATIONS
+    "A complete, paged inventory of one scope, namespace or collection, archived memories "
+    "included, in a fixed order: per memory its reference, title, "
+    "inspectability (ambiguous: a legacy ID used twice) and, for version 2, kind and state. "
+    "Read-only; no content. While page.truncated is true, send "
+    "page.next_cursor as cursor with the same selector; on a stale_cursor conflict, start "
+    "over. " + _COMBINATIONS
 )
 
-_SCOPE_DESCRIPTION = (
-    f"{schemas.scope_catalogue()}. Alone, lists the whole scope (legacy and canonical records). "
-    + _COMBINATIONS
-)
+_SCOPE_DESCRIPTION = "Alone, lists the whole scope, legacy and version 2 records."
 
-_NAMESPACE_DESCRIPTION = (
-    "Namespace to list; only canonical (version 2) records are selected once it is given. "
-    "Omit it for a scope-wide listing. It is required whenever collection_id is sent, and a "
-    "continuation must send it again exactly as in the first request."
-)
+_NAMESPACE_DESCRIPTION = "Only version 2 records of this namespace; required with collection_id."
 
 _COLLECTION_DESCRIPTION = (
-    "Only together with namespace_id. Omitted: the whole namespace (records with and without "
-    "a collection). null: only the namespace's records without a collection. A string: "
-    'exactly that collection (the string "null" is an ordinary collection ID). A '
-    "continuation must repeat it exactly, including whether it was sent at all."
+    "Omitted: the whole namespace; null: only its memories without a collection; a string: "
+    'that collection ("null" is an ID like any other).'
 )
 
-_PAGE_SIZE_DESCRIPTION = (
-    f"Items per page, 1 to {MAX_PAGE_SIZE} ({DEFAULT_PAGE_SIZE} when omitted). First requests "
-    "only: the cursor carries the page size of every later page, so never send page_size "
-    "together with cursor."
-)
+_PAGE_SIZE_DESCRIPTION = "Items per page; first requests only, never with cursor."
 
 _CURSOR_DESCRIPTION = (
-    f"page.next_cursor from the previous page: an opaque string of at most {MAX_CURSOR_LENGTH} "
-    "characters. Send it with exactly the same scope, namespace_id and collection_id as the "
-    "first request and without page_size. It stops working when the listed records change "
-    "or the server restarts."
+    f"page.next_cursor (at most {MAX_CURSOR_LENGTH:,} characters); send no page_size, and "
+    "scope, namespace_id and collection_id exactly as on the first request."
 )
 
 INPUT_SCHEMA: schemas.Schema = {
     "type": "object",
     "properties": {
         "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
-        "namespace_id": {**schemas.identifier(), "description": _NAMESPACE_DESCRIPTION},
-        "collection_id": {
-            "description": _COLLECTION_DESCRIPTION,
-            **schemas.nullable_identifier(),
-        },
+        "namespace_id": schemas.described(_NAMESPACE_DESCRIPTION, schemas.identifier()),
+        "collection_id": schemas.described(
+            _COLLECTION_DESCRIPTION, schemas.nullable(schemas.identifier())
+        ),
         "page_size": {
             "type": "integer",
             "description": _PAGE_SIZE_DESCRIPTION,

@@ -7,24 +7,24 @@ from typing import Any
 
 from mymcp.plugin.contracts import ConsentRequirement
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.recall import RecallRequest, hit_view, recall
+from mymcp.plugins.mnemosyne.memory.recall import (
+    RESULT_LIMIT,
+    RecallRequest,
+    hit_view,
+    recall,
+)
+from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, Payload, ToolCall
 
 QUERY_LIMIT = 1000
-TAG_LIMIT = 50
-MAX_TAGS = 10
 
 DESCRIPTION = (
-    "Look up what the user has chosen to keep in long-term memory. Ask one narrow question "
-    "about one scope (for example a single preference, a project decision or a person), "
-    "never general world knowledge; do not put secrets, credentials or pasted conversations "
-    "in the query. Returns at most 5 memories, best first, with their full text and a "
-    "reference for memory_inspect; archived memories are left out. Matching is by whole "
-    "words, case-insensitive: a requested tag scores 4, a query word in the title 3, in the "
-    "memory's location or tag words 2, in the content 1. Nothing found is status no_matches. "
-    "Read-only."
+    "Look up what the user chose to keep in long-term memory: one narrow question about one "
+    "scope, never general world knowledge; no secrets, credentials or pasted conversations "
+    f"in the query. Matches whole words, ignoring case. Returns up to {RESULT_LIMIT} active "
+    "memories, best first, with full text and a reference."
 )
 
 INPUT_SCHEMA: schemas.Schema = {
@@ -32,11 +32,7 @@ INPUT_SCHEMA: schemas.Schema = {
     "properties": {
         "query": {
             "type": "string",
-            "description": (
-                "A short, specific request in plain words, up to 1000 characters, such as "
-                "'preferred coffee brewing'. Words of one letter and common question words "
-                "are ignored."
-            ),
+            "description": "A short, specific request, such as 'preferred coffee brewing'.",
             "minLength": 1,
             "maxLength": QUERY_LIMIT,
         },
@@ -44,14 +40,12 @@ INPUT_SCHEMA: schemas.Schema = {
         "tags": {
             "type": "array",
             "description": (
-                "Optional: 1 to 10 distinct tags (each up to 50 characters) that relevant "
-                "memories carry; compared case-insensitively with spacing collapsed. Omit "
-                "the key when there are none."
+                "Optional, distinct: tags relevant memories carry, compared ignoring case. "
+                "Omit the key when there are none."
             ),
             "items": schemas.text(TAG_LIMIT),
             "minItems": 1,
             "maxItems": MAX_TAGS,
-            "uniqueItems": True,
         },
     },
     "required": ["query", "scope"],

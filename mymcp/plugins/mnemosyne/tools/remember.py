@@ -8,10 +8,12 @@ from typing import Any, Final
 from mymcp.plugin.contracts import ConsentRequirement
 from mymcp.plugins.mnemosyne.memory import remember as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.inspect import reference_dict
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
 from mymcp.plugins.mnemosyne.memory.values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
+    LANGUAGE_LIMIT,
     TITLE_LIMIT,
     is_identifier,
     normalize_language,
@@ -31,6 +33,9 @@ from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.framework import CHANGES, MemoryTool, Payload, ToolCall
 
 # --- the published input schema ----------------------------------------------------------
+#
+# One flat object: which kinds each scope takes and when occurred_at belongs are said in the
+# descriptions below, built from the scope table, and enforced by parse_arguments.
 
 _REQUIRED: Final = [
     "scope",
@@ -50,69 +55,73 @@ def _first_seen(values: list[Any]) -> list[str]:
     return [str(value) for value in dict.fromkeys(values)]
 
 
+def _joined(values: tuple[Any, ...]) -> str:
+    return ", ".join(str(value) for value in values)
+
+
 _NAMESPACE_KINDS: Final = _first_seen(
     [kind for scope in Scope for kind in SCOPE_RULES[scope].namespace_kinds]
 )
 _MEMORY_KINDS: Final = _first_seen(
     [kind for scope in Scope for kind in SCOPE_RULES[scope].memory_kinds]
 )
-
-_MUST_MATCH_SCOPE = (
-    "It has to belong to the chosen scope; the per-scope branches of this schema list the "
-    "values each scope accepts."
+_EVENT_SCOPES: Final = tuple(
+    scope for scope in Scope if MemoryKind.EVENT in SCOPE_RULES[scope].memory_kinds
 )
+_ORIGIN_VALUES: Final = [str(origin) for origin in PUBLIC_ORIGINS]
 
 
 def _kind_guidance(scope: Scope) -> str:
     return "; ".join(f"{item.kind}: {item.guidance}" for item in SCOPE_RULES[scope].kinds)
 
 
-_SCOPE_DESCRIPTION: Final = (
-    "The single high-level area this memory belongs to; pick the one that fits best. "
-    + schemas.scope_catalogue()
+_SCOPE_DESCRIPTION: Final = schemas.scope_catalogue()
+_NAMESPACE_KIND_DESCRIPTION: Final = "Must belong to the scope: " + "; ".join(
+    f"{scope}: {_joined(SCOPE_RULES[scope].namespace_kinds)}" for scope in Scope
 )
-_KIND_DESCRIPTION: Final = (
-    f"What sort of memory this is. {_MUST_MATCH_SCOPE} Writing guidance by scope: "
-    + " | ".join(f"{scope}: {_kind_guidance(scope)}" for scope in Scope)
+_KIND_DESCRIPTION: Final = "Must belong to the scope. Writing guidance by scope: " + " | ".join(
+    f"{scope}: {_kind_guidance(scope)}" for scope in Scope
 )
-_NAMESPACE_KIND_DESCRIPTION: Final = f"What the namespace stands for. {_MUST_MATCH_SCOPE}"
+_COLLECTION_DESCRIPTION: Final = "null, or a collection inside the namespace."
+_LANGUAGE_DESCRIPTION: Final = (
+    f"A language tag such as en or pt-BR, at most {LANGUAGE_LIMIT} characters, or null "
+    "when undetermined."
+)
 _CONTENT_DESCRIPTION: Final = (
-    f"The memory itself: non-blank text of at most {CONTENT_LIMIT:,} characters after "
-    "trimming, self-contained and limited to what the user approved."
+    f"The memory itself, self-contained, at most {CONTENT_LIMIT:,} characters."
 )
+_TAGS_DESCRIPTION: Final = "No two equal ignoring case."
 _ORIGIN_DESCRIPTION: Final = (
-    "How the memory reached you, kept as context (it is not a record of consent): "
-    "explicit_user_statement when the user said it directly, user_approved_proposal when "
-    "the user approved a memory you suggested."
+    f"Context, not consent: {PUBLIC_ORIGINS[0]} if the user said it, {PUBLIC_ORIGINS[1]} "
+    "if the user approved your suggestion."
 )
 _OCCURRED_AT_DESCRIPTION: Final = (
-    "When the event took place, in UTC to the second: YYYY-MM-DDTHH:MM:SSZ. Give it for "
-    "kind event (project scope) and for no other kind."
+    f"Required for kind {MemoryKind.EVENT} (scope {_joined(_EVENT_SCOPES)}), refused for "
+    "any other kind even as null: when it happened, a real UTC time."
 )
 _TOOL_DESCRIPTION: Final = (
-    "Propose one bounded, non-sensitive memory for the user's local Mnemosyne notebook. "
-    "The client must get the user's approval for each exact call. Never include secrets, "
-    "passwords, credentials or keys, payment-card or government identification numbers, "
-    "personal details beyond what the memory needs, file paths, or values the server owns "
-    "(IDs, timestamps, revisions, lifecycle). When a value looks like something Mnemosyne "
-    "does not keep, the call is refused naming only the field and a coarse reason. Do not "
-    "disguise or reformat the value to get past that: try again only once the user has "
-    "confirmed the formatting is harmless and approved the changed call. An equal memory "
-    "that already exists is reported instead of being written twice."
+    "Propose one memory for the user's local notebook; each exact call needs the user's "
+    "approval. Recall first: an equal stored memory is reported, not written twice. Never "
+    "include secrets, passwords, credentials or keys, payment-card or government ID numbers, "
+    "personal details the memory does not need, file paths or server-owned values (IDs, "
+    "timestamps, revisions). A refusal names only the field and a coarse reason: never "
+    "disguise the value; retry only once the user confirms it is harmless and approves the "
+    "changed call. Texts must not be blank; limits count characters after trimming. The "
+    "result's reference works as is with memory_inspect and the change Tools."
 )
 
 
-def _null_or(schema: schemas.Schema) -> schemas.Schema:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def _namespace_schema(kind: schemas.Schema) -> schemas.Schema:
+def _namespace_schema() -> schemas.Schema:
     return {
         "type": "object",
         "properties": {
-            "kind": kind,
-            "id": schemas.identifier(bounded=True),
-            "label": _null_or(schemas.text(LABEL_LIMIT)),
+            "kind": {
+                "type": "string",
+                "description": _NAMESPACE_KIND_DESCRIPTION,
+                "enum": list(_NAMESPACE_KINDS),
+            },
+            "id": schemas.identifier(),
+            "label": schemas.nullable(schemas.text(LABEL_LIMIT)),
         },
         "required": ["kind", "id", "label"],
         "additionalProperties": False,
@@ -123,104 +132,42 @@ def _collection_schema() -> schemas.Schema:
     collection = {
         "type": "object",
         "properties": {
-            "id": schemas.identifier(bounded=True),
-            "label": _null_or(schemas.text(LABEL_LIMIT)),
+            "id": schemas.identifier(),
+            "label": schemas.nullable(schemas.text(LABEL_LIMIT)),
         },
         "required": ["id", "label"],
         "additionalProperties": False,
     }
-    return {"anyOf": [{"type": "null"}, collection]}
-
-
-def _language_schema() -> schemas.Schema:
-    language = {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 35,
-        "pattern": schemas.LANGUAGE_PATTERN,
-    }
-    return _null_or(language)
-
-
-def _occurred_at_schema() -> schemas.Schema:
-    return {
-        "type": "string",
-        "description": _OCCURRED_AT_DESCRIPTION,
-        "pattern": schemas.TIMESTAMP_PATTERN,
-    }
-
-
-def _properties(
-    scope: schemas.Schema,
-    namespace_kind: schemas.Schema,
-    kind: schemas.Schema,
-    origin: schemas.Schema,
-    *,
-    occurred_at: bool,
-) -> schemas.Schema:
-    properties: schemas.Schema = {
-        "scope": scope,
-        "namespace": _namespace_schema(namespace_kind),
-        "collection": _collection_schema(),
-        "kind": kind,
-        "language": _language_schema(),
-        "title": _null_or(schemas.text(TITLE_LIMIT)),
-        "content": {**schemas.text(CONTENT_LIMIT), "description": _CONTENT_DESCRIPTION},
-        "tags": schemas.tags_schema(min_items=0),
-        "origin": origin,
-    }
-    if occurred_at:
-        properties[_OCCURRED_AT] = _occurred_at_schema()
-    return properties
-
-
-_ORIGIN_VALUES: Final = [str(origin) for origin in PUBLIC_ORIGINS]
-
-_EVENT_RULE: Final = {
-    "if": {"properties": {"kind": {"const": MemoryKind.EVENT.value}}},
-    "then": {"required": [_OCCURRED_AT]},
-    "else": {"not": {"required": [_OCCURRED_AT]}},
-}
-
-
-def _branch(scope: Scope) -> schemas.Schema:
-    rule = SCOPE_RULES[scope]
-    kinds = [str(kind) for kind in rule.memory_kinds]
-    takes_events = MemoryKind.EVENT in rule.memory_kinds
-    branch: schemas.Schema = {
-        "type": "object",
-        "properties": _properties(
-            {"const": scope.value, "description": rule.definition},
-            {"type": "string", "enum": [str(kind) for kind in rule.namespace_kinds]},
-            {
-                "type": "string",
-                "enum": kinds,
-                "description": f"Writing guidance for {scope} memory kinds: "
-                + _kind_guidance(scope),
-            },
-            {"type": "string", "enum": list(_ORIGIN_VALUES)},
-            occurred_at=takes_events,
-        ),
-        "required": list(_REQUIRED),
-        "additionalProperties": False,
-    }
-    if takes_events:
-        branch["allOf"] = [_EVENT_RULE]
-    return branch
+    return schemas.described(_COLLECTION_DESCRIPTION, {"anyOf": [{"type": "null"}, collection]})
 
 
 INPUT_SCHEMA: Final[schemas.Schema] = {
     "type": "object",
-    "properties": _properties(
-        schemas.scope_enum(_SCOPE_DESCRIPTION),
-        {"type": "string", "enum": _NAMESPACE_KINDS, "description": _NAMESPACE_KIND_DESCRIPTION},
-        {"type": "string", "enum": _MEMORY_KINDS, "description": _KIND_DESCRIPTION},
-        {"type": "string", "enum": list(_ORIGIN_VALUES), "description": _ORIGIN_DESCRIPTION},
-        occurred_at=True,
-    ),
+    "properties": {
+        "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
+        "namespace": _namespace_schema(),
+        "collection": _collection_schema(),
+        "kind": {"type": "string", "description": _KIND_DESCRIPTION, "enum": _MEMORY_KINDS},
+        "language": schemas.described(
+            _LANGUAGE_DESCRIPTION,
+            schemas.nullable({"type": "string", "pattern": schemas.LANGUAGE_PATTERN}),
+        ),
+        "title": schemas.nullable(schemas.text(TITLE_LIMIT)),
+        "content": schemas.described(_CONTENT_DESCRIPTION, schemas.text(CONTENT_LIMIT)),
+        "tags": schemas.tags_schema(min_items=0, description=_TAGS_DESCRIPTION),
+        "origin": {
+            "type": "string",
+            "description": _ORIGIN_DESCRIPTION,
+            "enum": list(_ORIGIN_VALUES),
+        },
+        _OCCURRED_AT: {
+            "type": "string",
+            "description": _OCCURRED_AT_DESCRIPTION,
+            "pattern": schemas.TIMESTAMP_PATTERN,
+        },
+    },
     "required": list(_REQUIRED),
     "additionalProperties": False,
-    "oneOf": [_branch(scope) for scope in Scope],
 }
 
 # --- argument parsing, in the contract's order -------------------------------------------
@@ -345,12 +292,7 @@ def _outcome(result: service.Remembered) -> Payload:
     record: CanonicalRecord = result.record
     return {
         "status": result.status,
-        "reference": {
-            "scope": record.scope.value,
-            "namespace_id": record.namespace.id,
-            "collection_id": None if record.collection is None else record.collection.id,
-            "id": record.id,
-        },
+        "reference": reference_dict(record, record.scope),
         "lifecycle": {"state": record.state.value, "revision": record.revision},
     }
 

@@ -40,52 +40,28 @@ TAGS: Final = "tags"
 
 
 def _nullable_text(limit: int, description: str) -> schemas.Schema:
-    return {
-        "type": ["string", "null"],
-        "description": description,
-        "minLength": 1,
-        "maxLength": limit,
-        "pattern": schemas.NONBLANK_PATTERN,
-    }
+    return schemas.described(description, schemas.nullable(schemas.text(limit)))
 
 
 _TOOL_DESCRIPTION: Final = (
-    "Revise one memory by sending its complete new text: namespace label, collection label "
-    "(for a memory in a collection), title, content and tags all replace what is stored, "
-    "so repeat every value that should stay. It applies only at expected_revision, the "
-    "lifecycle revision the user last saw (memory_inspect shows it); a memory that changed "
-    "since then is left alone. The client must get the user's approval for each exact call. "
-    "Identity, scope, namespace and collection IDs, kind, language, provenance, lifecycle "
-    "state and creation and event times are kept; labels never move the memory. Do not "
-    "send secrets, passwords, credentials or keys, payment-card or government "
-    "identification numbers, file paths, legacy references, server-owned fields or a "
-    "lifecycle change, and do not treat your own judgement as the user's confirmation. "
-    "When a value looks like something Mnemosyne does not keep, the call is refused naming "
-    "only the field and a coarse reason; do not disguise the value, and try again only once "
-    "the user has confirmed the formatting is harmless and approved the changed call. A "
-    "request equal to the stored memory writes nothing (already_current). If the outcome "
-    "is reported uncertain, inspect the same reference before any retry."
+    "Replace the text, title, tags and labels of one memory: repeat every value that should "
+    "stay; all else is kept. Pass an earlier result's reference and, as expected_revision, the "
+    "revision the user saw; a changed memory is left alone. Each exact call needs the user's "
+    "approval. Never send secrets, passwords, credentials or keys, payment-card or government "
+    "ID numbers or file paths. A refusal names only the field and a coarse reason: never "
+    "disguise the value; retry only once the user confirms it is harmless and approves the "
+    "changed call. Texts must not be blank; limits count characters after trimming. Sending "
+    "what is stored writes nothing (already_current). If the outcome is uncertain, inspect "
+    "before retrying."
 )
-_NAMESPACE_LABEL_DESCRIPTION: Final = (
-    "New display label of the namespace (at most 100 characters), replacing the stored "
-    "one; null removes it."
-)
+_NAMESPACE_LABEL_DESCRIPTION: Final = "null removes it."
 _COLLECTION_LABEL_DESCRIPTION: Final = (
-    "New display label of the collection (at most 100 characters), replacing the stored "
-    "one; null removes it. Required when reference.collection_id is a string; leave it out "
-    "when collection_id is null."
+    "null removes it. Required when reference.collection_id is a string; leave it out when "
+    "that is null."
 )
-_TITLE_DESCRIPTION: Final = (
-    "New title (at most 200 characters), replacing the stored one; null removes it."
-)
-_CONTENT_DESCRIPTION: Final = (
-    f"New content: non-blank text of at most {CONTENT_LIMIT:,} characters after trimming, "
-    "replacing the stored content."
-)
-_TAGS_DESCRIPTION: Final = (
-    "The complete new tag list (0 to 10 tags of at most 50 characters, unique ignoring "
-    "case), in the order to keep; it replaces the stored list."
-)
+_TITLE_DESCRIPTION: Final = "null removes it."
+_CONTENT_DESCRIPTION: Final = f"At most {CONTENT_LIMIT:,} characters."
+_TAGS_DESCRIPTION: Final = "The complete list, in order; no two equal ignoring case."
 
 INPUT_SCHEMA: Final[schemas.Schema] = {
     "type": "object",
@@ -95,8 +71,8 @@ INPUT_SCHEMA: Final[schemas.Schema] = {
         NAMESPACE_LABEL: _nullable_text(LABEL_LIMIT, _NAMESPACE_LABEL_DESCRIPTION),
         COLLECTION_LABEL: _nullable_text(LABEL_LIMIT, _COLLECTION_LABEL_DESCRIPTION),
         TITLE: _nullable_text(TITLE_LIMIT, _TITLE_DESCRIPTION),
-        CONTENT: {**schemas.text(CONTENT_LIMIT), "description": _CONTENT_DESCRIPTION},
-        TAGS: {**schemas.tags_schema(min_items=0), "description": _TAGS_DESCRIPTION},
+        CONTENT: schemas.described(_CONTENT_DESCRIPTION, schemas.text(CONTENT_LIMIT)),
+        TAGS: schemas.tags_schema(min_items=0, description=_TAGS_DESCRIPTION),
     },
     "required": [REFERENCE, EXPECTED_REVISION, NAMESPACE_LABEL, TITLE, CONTENT, TAGS],
     "additionalProperties": False,

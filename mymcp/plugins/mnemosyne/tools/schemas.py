@@ -1,40 +1,43 @@
-"""Schema fragments shared by the Mnemosyne Tool declarations.
+"""Schema fragments shared by the Mnemosyne Tool declarations, and the words that go with them.
 
-Published schemas are portable: every ``pattern`` is anchored ``^...$`` and uses no
-backslash shorthand class, and no ``maxLength`` exceeds 1,000 (larger limits are stated in
-descriptions and enforced by the server).
+Every published input schema is one flat object (``type``, ``properties``, ``required``,
+``additionalProperties: false``) built only from forms that model providers and grammar
+converters all take: descriptions, string enums, integer bounds, ``minItems``/``maxItems``,
+``maxLength`` without a pattern, anchored patterns made of explicit classes that carry their
+own length, and ``anyOf`` below the top level (a value that may be ``null`` is an ``anyOf``
+with a ``{"type": "null"}`` branch). There is no ``const``, ``oneOf``, type array or
+``uniqueItems``. What such a schema cannot say (a rule across fields, uniqueness, the
+non-blank rule, a limit above :data:`PUBLISHED_MAX_LENGTH`) is written in the descriptions;
+the server enforces every rule either way.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
 
 Schema = dict[str, Any]
 
-IDENTIFIER_PATTERN = "^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$"
-CANONICAL_ID_PATTERN = "^mem_[0-9a-f]{32}$"
-LEGACY_ID_PATTERN = "^[A-Za-z0-9._-]{1,100}$"
-# "Contains at least one character that is not white space", spelled without shorthand classes:
-# any characters (``.`` plus the line terminators it skips), one character outside the
-# ECMAScript white-space set, any characters.
-_ANY = "(.|\\n|\\r|\\u2028|\\u2029)*"
-_NOT_SPACE = (
-    "[^ \\t\\n\\r\\f\\v\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
-)
-NONBLANK_PATTERN = f"^{_ANY}{_NOT_SPACE}{_ANY}$"
+# ECMAScript spellings of the rules in ``memory/values.py`` (tests check they agree).
+IDENTIFIER_PATTERN = "^[a-z0-9]([a-z0-9_-]{0,62}[a-z0-9])?$"
 TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
-LANGUAGE_PATTERN = "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$"
+# The length limit of a language tag is not in the pattern; descriptions state it.
+LANGUAGE_PATTERN = "^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
+# Larger limits make grammar converters build huge rules; they are stated in words instead.
 PUBLISHED_MAX_LENGTH = 1000
+
+CANONICAL_VERSION = 2
+LEGACY_VERSION = 1
 
 SCOPE_VALUES: list[str] = [scope.value for scope in Scope]
 
 
 def scope_catalogue() -> str:
-    """``Allowed values: self: ...; relationship: ...`` in enum order."""
+    """``self: ...; relationship: ...``: each scope's meaning, in enum order."""
     entries = "; ".join(f"{scope.value}: {SCOPE_RULES[scope].definition}" for scope in Scope)
-    return f"Allowed values: {entries}"
+    return entries
 
 
 def scope_enum(description: str) -> Schema:
@@ -42,56 +45,62 @@ def scope_enum(description: str) -> Schema:
     return {"type": "string", "description": description, "enum": list(SCOPE_VALUES)}
 
 
-def scope_consts() -> Schema:
-    """A scope as a ``oneOf`` of consts, each carrying its one-line definition."""
-    return {
-        "oneOf": [
-            {"const": scope.value, "description": SCOPE_RULES[scope].definition} for scope in Scope
-        ]
-    }
+def described(description: str, schema: Schema) -> Schema:
+    """``schema`` with ``description`` as its first key."""
+    return {"description": description, **schema}
 
 
-def identifier(*, bounded: bool = False) -> Schema:
-    schema: Schema = {"type": "string"}
-    if bounded:
-        schema.update(minLength=1, maxLength=64)
-    schema["pattern"] = IDENTIFIER_PATTERN
-    return schema
+def nullable(schema: Schema) -> Schema:
+    """``schema`` or JSON ``null``: a property-level ``anyOf`` with a null branch."""
+    return {"anyOf": [schema, {"type": "null"}]}
 
 
-def nullable_identifier() -> Schema:
-    return {"oneOf": [identifier(), {"type": "null"}]}
+def identifier() -> Schema:
+    """A namespace or collection ID; the pattern carries the whole rule, length included."""
+    return {"type": "string", "pattern": IDENTIFIER_PATTERN}
+
+
+def pinned(number: int) -> Schema:
+    """An integer that must be exactly ``number`` (a one-value range, not ``const``)."""
+    return {"type": "integer", "minimum": number, "maximum": number}
 
 
 def text(limit: int) -> Schema:
-    """A non-blank string of at most ``limit`` characters (published bound capped)."""
+    """A string of 1 to ``limit`` characters (the bound is published up to 1,000 only)."""
     schema: Schema = {"type": "string", "minLength": 1}
     if limit <= PUBLISHED_MAX_LENGTH:
         schema["maxLength"] = limit
-    schema["pattern"] = NONBLANK_PATTERN
     return schema
 
 
-def tags_schema(*, min_items: int) -> Schema:
+def tags_schema(*, min_items: int, description: str) -> Schema:
     return {
         "type": "array",
-        "items": text(50),
+        "description": description,
+        "items": text(TAG_LIMIT),
         "minItems": min_items,
-        "maxItems": 10,
-        "uniqueItems": True,
+        "maxItems": MAX_TAGS,
     }
 
 
+def _reference_scope() -> Schema:
+    return {"type": "string", "enum": list(SCOPE_VALUES)}
+
+
 def canonical_reference() -> Schema:
-    """The exact version-2 reference used by inspect and the lifecycle Tools."""
+    """The exact version 2 reference taken by inspect and the lifecycle Tools.
+
+    A reference is copied from an earlier result, never composed, so it publishes its keys,
+    types, pinned version and scope values but no patterns; the server checks every value.
+    """
     return {
         "type": "object",
         "properties": {
-            "schema_version": {"const": 2},
-            "scope": scope_consts(),
-            "namespace_id": identifier(),
-            "collection_id": nullable_identifier(),
-            "id": {"type": "string", "pattern": CANONICAL_ID_PATTERN},
+            "schema_version": pinned(CANONICAL_VERSION),
+            "scope": _reference_scope(),
+            "namespace_id": {"type": "string"},
+            "collection_id": nullable({"type": "string"}),
+            "id": {"type": "string"},
         },
         "required": ["schema_version", "scope", "namespace_id", "collection_id", "id"],
         "additionalProperties": False,
@@ -99,12 +108,13 @@ def canonical_reference() -> Schema:
 
 
 def legacy_reference() -> Schema:
+    """The version 1 reference of a legacy record (inspect only)."""
     return {
         "type": "object",
         "properties": {
-            "schema_version": {"const": 1},
-            "scope": scope_consts(),
-            "id": {"type": "string", "pattern": LEGACY_ID_PATTERN},
+            "schema_version": pinned(LEGACY_VERSION),
+            "scope": _reference_scope(),
+            "id": {"type": "string"},
         },
         "required": ["schema_version", "scope", "id"],
         "additionalProperties": False,
