@@ -161,14 +161,15 @@ def _serve(host: str, port: int, **options: Any) -> int | None:
 
     try:
         uvicorn.run(TARGET, host=host, port=port, factory=True, **options)
-    except SystemExit as exit_:
-        if exit_.code == 1 and _port_taken(host, port):
-            print(
-                f"mymcp: port {port} on {host} is already in use, often by another MyMCP; "
-                "stop it or choose another port with --port",
-                file=sys.stderr,
-            )
-        raise
+    except SystemExit as stopped:  # Uvicorn exits by itself when it cannot bind
+        if stopped.code in (0, None) or not _port_taken(host, port):
+            raise
+        print(
+            f"mymcp: port {port} on {host} is already in use, often by another MyMCP; "
+            "stop it or choose another port with --port",
+            file=sys.stderr,
+        )
+        return 1
     except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
         return _setup_failure(error)
     return None
