@@ -36,8 +36,7 @@ _EPILOG = (
 
 def main(argv: Sequence[str] | None = None) -> int | None:
     """``mymcp``: serve HTTP (also without a command), serve stdio, or check the setup."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    options = _parser().parse_args(_with_default_command(arguments))
+    options = parse_arguments(sys.argv[1:] if argv is None else argv)
     if options.command == "stdio":
         return _stdio()
     if options.command == "doctor":
@@ -49,11 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int | None:
 
 def dev(argv: Sequence[str] | None = None) -> int | None:
     """``mymcp-dev``: serve HTTP like ``mymcp serve``, reloading when the code changes."""
-    parser = argparse.ArgumentParser(
-        prog="mymcp-dev", description="Serve MCP over HTTP and restart when the code changes."
-    )
-    _add_address_options(parser, "serve on")
-    options = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    options = parse_dev_arguments(sys.argv[1:] if argv is None else argv)
     from mymcp import startup
 
     try:  # the server runs in a child process: find setup mistakes here first
@@ -76,6 +71,20 @@ def test(argv: Sequence[str] | None = None) -> int:
 
 
 # --- the command line ------------------------------------------------------------------------
+
+
+def parse_arguments(arguments: Sequence[str]) -> argparse.Namespace:
+    """The ``mymcp`` command line; ``serve`` when it names no command. Exits 2 if unusable."""
+    return _parser().parse_args(_with_default_command(list(arguments)))
+
+
+def parse_dev_arguments(arguments: Sequence[str]) -> argparse.Namespace:
+    """The ``mymcp-dev`` command line (``--host``, ``--port``). Exits 2 if unusable."""
+    parser = argparse.ArgumentParser(
+        prog="mymcp-dev", description="Serve MCP over HTTP and restart when the code changes."
+    )
+    _add_address_options(parser, "serve on")
+    return parser.parse_args(list(arguments))
 
 
 def _parser() -> argparse.ArgumentParser:

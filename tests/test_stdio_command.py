@@ -38,9 +38,7 @@ def memory_root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def start_peer(
-    tmp_path: Path, hermetic_home: Path, memory_root: Path
-) -> Iterator[StartPeer]:
+def start_peer(tmp_path: Path, hermetic_home: Path, memory_root: Path) -> Iterator[StartPeer]:
     peers: list[StdioPeer] = []
 
     def start(extra: Mapping[str, str] | None = None, root: Path | None = None) -> StdioPeer:

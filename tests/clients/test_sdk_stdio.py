@@ -39,9 +39,7 @@ def _server(tmp_path: Path, gates: dict[str, str] | None = None) -> dict[str, An
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_sdk2_client_over_stdio_lists_and_calls_every_read_tool(
-    tmp_path: Path, mode: str
-) -> None:
+def test_sdk2_client_over_stdio_lists_and_calls_every_read_tool(tmp_path: Path, mode: str) -> None:
     server = _server(tmp_path)
     before = snapshot_tree(tmp_path / "memory")
 
@@ -61,9 +59,7 @@ def test_sdk2_client_over_stdio_runs_every_change_tool(tmp_path: Path) -> None:
     check_mutation_report(report, tmp_path / "memory")
 
 
-def test_sdk1_stdio_client_lists_and_calls_every_read_tool(
-    tmp_path: Path, sdk1_site: Path
-) -> None:
+def test_sdk1_stdio_client_lists_and_calls_every_read_tool(tmp_path: Path, sdk1_site: Path) -> None:
     server = _server(tmp_path)
 
     report = sdk1_report(sdk1_site, json.dumps(server), tmp_path)
