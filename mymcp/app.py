@@ -55,6 +55,9 @@ def create_production_app() -> FastAPI:
     which Uvicorn's traceback prints last.
     """
     from mymcp import startup
+    from mymcp.host import bootstrap
 
-    runtime = startup.production_runtime()
+    startup.configure_logging()
+    runtime = bootstrap.build_production_runtime()
+    bootstrap.check_production_setup()
     return create_app(runtime, security=HttpSecurity.from_environment())
