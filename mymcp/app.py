@@ -54,10 +54,10 @@ def create_production_app() -> FastAPI:
     A mistake in the operator's setup carries a note saying where it is and what to do,
     which Uvicorn's traceback prints last.
     """
-    from mymcp import startup
-    from mymcp.host import bootstrap
+    from mymcp.host.bootstrap import build_production_runtime, check_production_setup
+    from mymcp.startup import configure_logging
 
-    startup.configure_logging()
-    runtime = bootstrap.build_production_runtime()
-    bootstrap.check_production_setup()
+    configure_logging()
+    runtime = build_production_runtime()
+    check_production_setup()
     return create_app(runtime, security=HttpSecurity.from_environment())

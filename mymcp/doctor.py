@@ -28,12 +28,12 @@ _MINIMUM_PYTHON = (3, 11)
 
 def run(*, host: str, port: int, out: TextIO | None = None) -> int:
     """Print every finding and a summary; 0 when nothing failed, 1 otherwise."""
-    from mymcp.host import bootstrap
+    from mymcp.host.bootstrap import diagnose_production_setup
 
     stream = sys.stdout if out is None else out
     found = [
         *_runtime_findings(),
-        *bootstrap.diagnose_production_setup(),
+        *diagnose_production_setup(),
         _port_finding(host, port),
     ]
     for level, text in found:

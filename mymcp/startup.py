@@ -44,15 +44,15 @@ def production_runtime() -> HostRuntime:
 
 def checked_runtime() -> HostRuntime:
     """Compose the bundled plugin from the operator's settings and check the memory root."""
-    from mymcp.host import bootstrap
+    from mymcp.host.bootstrap import build_production_runtime, check_production_setup
 
-    runtime = bootstrap.build_production_runtime()
-    bootstrap.check_production_setup()
+    runtime = build_production_runtime()
+    check_production_setup()
     return runtime
 
 
 def setup_problem(error: BaseException) -> list[str] | None:
     """The lines to show for a startup failure the operator can fix, or None for any other."""
-    from mymcp.host import bootstrap
+    from mymcp.host.bootstrap import describe_setup_error
 
-    return bootstrap.describe_setup_error(error)
+    return describe_setup_error(error)
