@@ -179,6 +179,22 @@ def test_anything_else_written_to_stdout_lands_in_the_log(
     assert "a stray print" in peer.log() and "a stray write to fd 1" in peer.log()
 
 
+def test_the_sdk_discover_probe_gets_an_error_and_initialize_follows(
+    start_peer: StartPeer,
+) -> None:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp", "version": "0.1.0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    peer = start_peer()
+
+    probe = peer.request("server/discover", {"_meta": meta})
+    assert probe["error"] == {"code": -32601, "message": "Unknown method: server/discover"}
+    initialized = peer.request("initialize", INITIALIZE, request_id=2)
+    assert initialized["result"]["protocolVersion"] == "2025-11-25"
+
+
 def test_end_of_input_ends_the_process_with_0_within_a_second(start_peer: StartPeer) -> None:
     peer = start_peer()
     peer.request("ping")
