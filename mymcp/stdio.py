@@ -192,7 +192,10 @@ def _lines(source: BinaryIO) -> Iterator[bytes | None]:
     """Each non-blank line of ``source`` without its line ending; None for one too long."""
     limit = exchange.MAX_MESSAGE_BYTES
     while True:
-        line = source.readline(limit + 1)
+        try:
+            line = source.readline(limit + 1)
+        except (OSError, ValueError):  # the input broke or was closed: as good as its end
+            return
         if not line:
             return
         if len(line) > limit and not line.endswith(b"\n"):
