@@ -9,7 +9,6 @@ importing this module does nothing.
 from __future__ import annotations
 
 import inspect
-import logging
 from typing import Any
 
 from fastapi import FastAPI
@@ -18,8 +17,6 @@ from mymcp import settings
 from mymcp.mcp.dispatcher import MCPDispatcher, RuntimeLike
 from mymcp.routes import health, mcp, version
 from mymcp.routes.security import HttpSecurity, SecurityMiddleware
-
-LOG_FORMAT = "%(levelname)s:%(name)s:%(message)s"
 
 
 def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) -> FastAPI:
@@ -52,15 +49,15 @@ def _without_telemetry() -> dict[str, Any]:
 
 
 def create_production_app() -> FastAPI:
-    """Compose the bundled Mnemosyne plugin and serve it; startup errors propagate."""
-    from mymcp.host.bootstrap import build_production_runtime
+    """Compose the bundled Mnemosyne plugin and serve it; startup errors propagate.
 
-    _configure_logging()
+    A mistake in the operator's setup carries a note saying where it is and what to do,
+    which Uvicorn's traceback prints last.
+    """
+    from mymcp.host.bootstrap import build_production_runtime, check_production_setup
+    from mymcp.startup import configure_logging
+
+    configure_logging()
     runtime = build_production_runtime()
+    check_production_setup()
     return create_app(runtime, security=HttpSecurity.from_environment())
-
-
-def _configure_logging() -> None:
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
-    for name in ("mcp", "mymcp"):
-        logging.getLogger(name).setLevel(logging.INFO)

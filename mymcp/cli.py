@@ -1,33 +1,225 @@
-"""Console entry points: ``mymcp``, ``mymcp-dev`` and ``mymcp-test``."""
+"""The commands ``mymcp`` (``serve``, ``stdio``, ``doctor``), ``mymcp-dev``, ``mymcp-test``.
+
+Exit codes: 0 when the command did its work, 1 when the operator's setup stops it (the
+message says where and what to do, without a traceback), 2 for a usage error (an unknown
+option, a port out of range, a host that is not a loopback address).
+"""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import ipaddress
+import os
 import subprocess
 import sys
+from collections.abc import Sequence
+from typing import Any, BinaryIO
+
+from mymcp import settings
 
 TARGET = "mymcp.app:create_production_app"
 HOST = "127.0.0.1"
 PORT = 8000
+COMMANDS = ("serve", "stdio", "doctor")
+_HELP_OPTIONS = {"-h", "--help", "--version"}
+_DESCRIPTION = (
+    "MyMCP: a local MCP server for one person, serving the Mnemosyne memory notebook. "
+    "It never listens beyond this machine."
+)
+_EPILOG = (
+    "Without a command, mymcp serves HTTP: 'mymcp --port 9000' is 'mymcp serve --port 9000'. "
+    "The change Tools are off until switched on with MNEMOSYNE_MEMORY_*_ENABLED=true or in "
+    "~/.mnemosyne/config.toml; see the README."
+)
 
 
-def main() -> None:
-    """Serve on 127.0.0.1:8000."""
-    import uvicorn
+def main(argv: Sequence[str] | None = None) -> int | None:
+    """``mymcp``: serve HTTP (also without a command), serve stdio, or check the setup."""
+    options = parse_arguments(sys.argv[1:] if argv is None else argv)
+    if options.command == "stdio":
+        return _stdio()
+    if options.command == "doctor":
+        from mymcp import doctor
 
-    uvicorn.run(TARGET, host=HOST, port=PORT, factory=True)
-
-
-def dev() -> None:
-    """Serve on 127.0.0.1:8000, reloading when the code changes."""
-    import uvicorn
-
-    uvicorn.run(TARGET, host=HOST, port=PORT, factory=True, reload=True)
+        return doctor.run(host=options.host, port=options.port)
+    return _serve(options.host, options.port)
 
 
-def test() -> int:
-    """Run the test suite from the current directory; return pytest's exit code."""
+def dev(argv: Sequence[str] | None = None) -> int | None:
+    """``mymcp-dev``: serve HTTP like ``mymcp serve``, reloading when the code changes."""
+    options = parse_dev_arguments(sys.argv[1:] if argv is None else argv)
+    from mymcp import startup
+
+    try:  # the server runs in a child process: find setup mistakes here first
+        startup.checked_runtime()
+    except Exception as error:  # noqa: BLE001 - anything else is re-raised
+        return _setup_failure(error)
+    return _serve(options.host, options.port, reload=True)
+
+
+def test(argv: Sequence[str] | None = None) -> int:
+    """``mymcp-test``: run pytest from the current directory; return its exit code.
+
+    Without arguments it runs ``pytest tests``; arguments go to pytest as they are.
+    """
     if importlib.util.find_spec("pytest") is None:
         print('Test support is not installed. Run: pip install -e ".[test]"')
         return 1
-    return subprocess.call([sys.executable, "-m", "pytest", "tests"])
+    arguments = list(sys.argv[1:] if argv is None else argv) or ["tests"]
+    return subprocess.call([sys.executable, "-m", "pytest", *arguments])
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def parse_arguments(arguments: Sequence[str]) -> argparse.Namespace:
+    """The ``mymcp`` command line; ``serve`` when it names no command. Exits 2 if unusable."""
+    return _parser().parse_args(_with_default_command(list(arguments)))
+
+
+def parse_dev_arguments(arguments: Sequence[str]) -> argparse.Namespace:
+    """The ``mymcp-dev`` command line (``--host``, ``--port``). Exits 2 if unusable."""
+    parser = argparse.ArgumentParser(
+        prog="mymcp-dev", description="Serve MCP over HTTP and restart when the code changes."
+    )
+    _add_address_options(parser, "serve on")
+    return parser.parse_args(list(arguments))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mymcp", description=_DESCRIPTION, epilog=_EPILOG)
+    parser.add_argument(
+        "--version", action="version", version=f"{settings.SERVER_NAME} {settings.SERVER_VERSION}"
+    )
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="serve MCP over HTTP at http://HOST:PORT/mcp (the default)",
+        description="Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
+    )
+    _add_address_options(serve, "serve on")
+    commands.add_parser(
+        "stdio",
+        help="serve MCP over standard input and output, for clients that start the server",
+        description=(
+            "Serve MCP over standard input and output: one JSON-RPC message per line. "
+            "Clients such as Claude Desktop, Cursor, VS Code and Codex start this command "
+            "themselves. Logs go to standard error."
+        ),
+    )
+    doctor = commands.add_parser(
+        "doctor",
+        help="check the setup and report what it finds; changes nothing",
+        description=(
+            "Check Python, the package, the gates and where each comes from, config.toml, the "
+            "memory root and every record file, and whether the HTTP port is free. Prints one "
+            "line per finding (ok, warn or fail) and exits 1 if anything fails. Reads only."
+        ),
+    )
+    _add_address_options(doctor, "check")
+    return parser
+
+
+def _with_default_command(arguments: list[str]) -> list[str]:
+    """``serve`` in front when no command is named (``mymcp``, ``mymcp --port 9000``)."""
+    if not arguments or (arguments[0].startswith("-") and arguments[0] not in _HELP_OPTIONS):
+        return ["serve", *arguments]
+    return arguments
+
+
+def _add_address_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "--host",
+        type=_loopback_host,
+        default=HOST,
+        help=f"loopback address to {verb}: 127.0.0.1 (default), another 127.x.y.z, ::1 or "
+        "localhost",
+    )
+    parser.add_argument(
+        "--port", type=_port, default=PORT, help=f"TCP port to {verb} (default {PORT})"
+    )
+
+
+def _loopback_host(value: str) -> str:
+    if value.lower() == "localhost":
+        return value
+    try:
+        address = ipaddress.ip_address(value.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        address = None
+    if address is None or not address.is_loopback:
+        raise argparse.ArgumentTypeError(
+            "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
+            "MyMCP has no authentication and serves only the person at this machine"
+        )
+    return str(address)
+
+
+def _port(value: str) -> int:
+    if value.isdigit() and 1 <= int(value) <= 65535:
+        return int(value)
+    raise argparse.ArgumentTypeError("must be a whole number from 1 to 65535")
+
+
+# --- the commands ----------------------------------------------------------------------------
+
+
+def _serve(host: str, port: int, **options: Any) -> int | None:
+    import uvicorn
+
+    try:
+        uvicorn.run(TARGET, host=host, port=port, factory=True, **options)
+    except SystemExit as stopped:  # Uvicorn exits by itself when it cannot bind
+        if stopped.code in (0, None) or not _port_taken(host, port):
+            raise
+        print(
+            f"mymcp: port {port} on {host} is already in use, often by another MyMCP; "
+            "stop it or choose another port with --port",
+            file=sys.stderr,
+        )
+        return 1
+    except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
+        return _setup_failure(error)
+    return None
+
+
+def _stdio() -> int:
+    from mymcp import startup, stdio
+
+    output = _protocol_output()
+    try:
+        runtime = startup.production_runtime()
+    except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
+        return _setup_failure(error)
+    stdio.serve(runtime, sys.stdin.buffer, output)
+    return 0
+
+
+def _protocol_output() -> BinaryIO:
+    """Standard output, kept for protocol lines alone: from now on fd 1 is standard error.
+
+    Whatever else writes to standard output (a stray ``print``, a library, a C extension)
+    lands in the log instead of corrupting the protocol stream.
+    """
+    sys.stdout.flush()
+    protocol = os.dup(1)
+    os.dup2(2, 1)
+    return os.fdopen(protocol, "wb")
+
+
+def _setup_failure(error: BaseException) -> int:
+    """Tell the operator what to fix and return 1; re-raise anything that is not theirs."""
+    from mymcp import startup
+
+    lines = startup.setup_problem(error)
+    if lines is None:
+        raise error
+    print(f"mymcp: {lines[0]}", *lines[1:], sep="\n", file=sys.stderr)
+    return 1
+
+
+def _port_taken(host: str, port: int) -> bool:
+    from mymcp import doctor
+
+    return not doctor.port_is_free(host, port)

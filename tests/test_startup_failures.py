@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -300,3 +301,241 @@ def test_uvicorn_exits_with_status_1_and_serves_nothing(hermetic_home: Path) -> 
     assert "Uvicorn running" not in completed.stderr
     assert "startup complete" not in completed.stderr
     assert not _accepts_connections(port)
+
+
+# --- the commands: one or two plain lines, exit 1 ---------------------------------------------
+
+COMMANDS = {
+    "mymcp": [],
+    "mymcp serve": ["serve"],
+    "mymcp stdio": ["stdio"],
+    "mymcp --port": ["--port", "{port}"],
+}
+
+
+def _root_is_a_file(home: Path) -> dict[str, str]:
+    target = home / "memory-file"
+    target.write_text("not a folder")
+    return {"MNEMOSYNE_MEMORY_ROOT": str(target)}
+
+
+def _root_below_a_file(home: Path) -> dict[str, str]:
+    (home / "plain").write_text("x")
+    return {"MNEMOSYNE_MEMORY_ROOT": str(home / "plain" / "memory")}
+
+
+def _dangling_root(home: Path) -> dict[str, str]:
+    (home / "link").symlink_to(home / "gone")
+    return {"MNEMOSYNE_MEMORY_ROOT": str(home / "link")}
+
+
+def _with_settings(arrange: Callable[[Path], None]) -> Callable[[Path], dict[str, str]]:
+    def prepare(home: Path) -> dict[str, str]:
+        arrange(home)
+        return {}
+
+    return prepare
+
+
+# (arrange -> extra environment, first line, what the second line must name)
+SETUP_FAILURES = [
+    pytest.param(
+        lambda home: {"MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "maybe"},
+        "MNEMOSYNE_MEMORY_REMEMBER_ENABLED must be 'true' or 'false'",
+        ["MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true or false"],
+        id="gate",
+    ),
+    pytest.param(
+        _with_settings(_bad_toml),
+        "Mnemosyne settings file is not valid TOML",
+        ["{home}/.mnemosyne/config.toml", "line 1, column 8"],
+        id="toml",
+    ),
+    pytest.param(
+        _with_settings(lambda home: _settings_file(home, b"[memory]\nremeber_enabled = true\n")),
+        "Mnemosyne settings file has an invalid schema",
+        ["config.toml, line 2, column 1", "'remeber_enabled'", "did you mean 'remember_enabled'"],
+        id="typo",
+    ),
+    pytest.param(
+        _with_settings(_string_boolean),
+        "Mnemosyne settings file has an invalid schema",
+        ["line 2, column 1", "'remember_enabled' must be true or false", "quotes"],
+        id="string",
+    ),
+    pytest.param(
+        _with_settings(_group_writable_file),
+        "Mnemosyne settings source permissions are unsafe",
+        ["mode 0620", "chmod go-w {home}/.mnemosyne/config.toml"],
+        id="permissions",
+    ),
+    pytest.param(
+        _with_settings(_symlinked_file),
+        "Mnemosyne settings file path is unsafe",
+        ["{home}/.mnemosyne/config.toml", "symbolic link"],
+        id="symlink",
+    ),
+    pytest.param(
+        _root_is_a_file,
+        "Mnemosyne memory root is not a usable directory",
+        ["{home}/memory-file", "MNEMOSYNE_MEMORY_ROOT", "a regular file"],
+        id="root-file",
+    ),
+    pytest.param(
+        _root_below_a_file,
+        "Mnemosyne memory root is not a usable directory",
+        ["{home}/plain/memory", "a part of its path is a file"],
+        id="root-below-file",
+    ),
+    pytest.param(
+        _dangling_root,
+        "Mnemosyne memory root is not a usable directory",
+        ["{home}/link", "symbolic link to nothing"],
+        id="root-dangling",
+    ),
+]
+
+
+def _run_mymcp(arguments: list[str], home: Path, extra: dict[str, str]) -> tuple[int, str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
+    env.pop("MNEMOSYNE_MEMORY_ROOT", None)
+    env.update({"HOME": str(home), **extra})
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    port = str(_free_port())
+    command = [sys.executable, "-m", "mymcp", *(word.format(port=port) for word in arguments)]
+    completed = subprocess.run(
+        command,
+        cwd=REPO_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    return completed.returncode, completed.stdout, completed.stderr
+
+
+def _matrix() -> list[Any]:
+    """Every mistake with plain ``mymcp``; three of them with each other form."""
+    cases = [pytest.param("mymcp", *case.values, id=f"mymcp-{case.id}") for case in SETUP_FAILURES]
+    for command in list(COMMANDS)[1:]:
+        cases += [
+            pytest.param(command, *case.values, id=f"{command}-{case.id}")
+            for case in SETUP_FAILURES
+            if case.id in {"gate", "typo", "root-file"}
+        ]
+    return cases
+
+
+@pytest.mark.parametrize(("command", "arrange", "headline", "named"), _matrix())
+def test_a_setup_mistake_stops_each_command_with_two_plain_lines(
+    command: str,
+    arrange: Callable[[Path], dict[str, str]],
+    headline: str,
+    named: list[str],
+    hermetic_home: Path,
+) -> None:
+    extra = arrange(hermetic_home)
+
+    code, out, err = _run_mymcp(COMMANDS[command], hermetic_home, extra)
+
+    assert code == 1, err
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 2, err
+    assert lines[0] == f"mymcp: {headline}"
+    for fragment in named:
+        assert fragment.format(home=hermetic_home) in lines[1], lines[1]
+    assert "maybe" not in err  # a rejected gate value is never shown
+
+
+def test_mymcp_dev_stops_on_a_setup_mistake_before_reloading(hermetic_home: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
+    env.update({"HOME": str(hermetic_home), "MNEMOSYNE_MEMORY_FORGET_ENABLED": "TRUE"})
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    code = "import sys; from mymcp import cli; sys.argv = ['mymcp-dev']; sys.exit(cli.dev())"
+    completed = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+    assert completed.returncode == 1
+    assert completed.stderr.splitlines()[0] == (
+        "mymcp: MNEMOSYNE_MEMORY_FORGET_ENABLED must be 'true' or 'false'"
+    )
+    assert "Traceback" not in completed.stderr
+
+
+def test_under_uvicorn_the_traceback_ends_with_the_same_clear_message(
+    hermetic_home: Path,
+) -> None:
+    _settings_file(hermetic_home, b"[memory]\nforget = true\n")
+    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
+    env.update({"HOME": str(hermetic_home), "PYTHONPATH": str(REPO_ROOT)})
+    factory = ["-m", "uvicorn", "--factory", "mymcp.app:create_production_app"]
+    completed = subprocess.run(
+        [sys.executable, *factory, "--port", str(_free_port())],
+        cwd=REPO_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    _, _, cli_err = _run_mymcp([], hermetic_home, {})
+
+    assert completed.returncode == 1
+    assert "Traceback" in completed.stderr
+    lines = completed.stderr.strip().splitlines()
+    assert lines[-2].endswith("SettingsError: Mnemosyne settings file has an invalid schema")
+    assert lines[-1] == cli_err.splitlines()[1]
+    assert f"{hermetic_home}/.mnemosyne/config.toml, line 2, column 1" in lines[-1]
+
+
+def test_the_factory_refuses_a_memory_root_that_is_a_file(
+    hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "MNEMOSYNE_MEMORY_ROOT", str(_root_is_a_file(hermetic_home)["MNEMOSYNE_MEMORY_ROOT"])
+    )
+    from mymcp.plugins.mnemosyne.configuration import MemoryRootError
+
+    with pytest.raises(MemoryRootError) as caught:
+        create_production_app()
+
+    assert str(caught.value) == "Mnemosyne memory root is not a usable directory"
+    assert caught.value.__notes__ == [
+        f"{hermetic_home}/memory-file (from MNEMOSYNE_MEMORY_ROOT) is a regular file; "
+        "move it away or set MNEMOSYNE_MEMORY_ROOT to a directory"
+    ]
+
+
+@pytest.mark.parametrize(("arrange", "message"), SETTINGS_CASES)
+def test_each_refused_settings_file_carries_a_note_naming_its_path(
+    arrange: Callable[[Path], None], message: str, hermetic_home: Path
+) -> None:
+    arrange(hermetic_home)
+    with pytest.raises(SettingsError) as caught:
+        create_production_app()
+
+    [note] = caught.value.__notes__
+    assert note.startswith(f"{hermetic_home}/.mnemosyne")
+    assert caught.value.message == message
+
+
+def test_a_missing_memory_root_is_fine_at_startup(
+    hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(hermetic_home / "not" / "yet"))
+
+    assert create_production_app() is not None
+    assert not (hermetic_home / "not").exists()

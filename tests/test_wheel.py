@@ -19,6 +19,8 @@ def test_the_wheel_carries_the_manifest_and_the_entry_points(tmp_path: Path) -> 
             "pip",
             "wheel",
             "--no-deps",
+            # The test extra holds the build backend: no index is needed, so this runs offline.
+            "--no-build-isolation",
             "--quiet",
             "-w",
             str(tmp_path),

@@ -17,6 +17,7 @@ from mymcp.plugin import (
     parse_manifest_bytes,
     validate_plugin_contract,
 )
+from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
 
 SUPPORTED_HOST_API = 1
@@ -50,3 +51,28 @@ def build_production_runtime(
         list_tools.registration,
         generation_factory=generation_factory or RuntimeGenerationId.new,
     )
+
+
+# --- the operator's setup ------------------------------------------------------------------
+# What the entry points need from the bundled plugin besides its Tools, kept here so that no
+# other module outside the plugin imports it.
+
+
+def check_production_setup() -> None:
+    """Refuse to serve a memory root that exists but is not a usable directory.
+
+    Runs after :func:`build_production_runtime`; it only looks and never writes.
+    """
+    configuration.check_memory_root()
+
+
+def describe_setup_error(error: BaseException) -> list[str] | None:
+    """The lines that tell the operator what is wrong with their setup, or None."""
+    return configuration.describe_startup_error(error)
+
+
+def diagnose_production_setup() -> list[tuple[str, str]]:
+    """The plugin's findings about the operator's setup, ``(level, text)`` each; reads only."""
+    from mymcp.plugins.mnemosyne import doctor
+
+    return doctor.findings()

@@ -12,9 +12,7 @@ import asyncio
 import contextvars
 import functools
 import json
-import logging
 import os
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -25,16 +23,14 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from mymcp import settings
-from mymcp.mcp import jsonrpc
+from mymcp.mcp import exchange, jsonrpc
 from mymcp.mcp.dispatcher import MCPDispatcher
 
-MAX_BODY_BYTES = 1024 * 1024
+MAX_BODY_BYTES = exchange.MAX_MESSAGE_BYTES
 PROTOCOL_HEADER = "mcp-protocol-version"
 # Messages dispatched at once; more wait for a free worker. The same bound as Starlette's
 # own thread pool, so a few slow Tool calls never hold up a ping or another call.
 DISPATCH_WORKERS = 40
-
-_logger = logging.getLogger("mcp")
 
 
 def create_router(dispatcher: MCPDispatcher) -> APIRouter:
@@ -62,25 +58,13 @@ def create_router(dispatcher: MCPDispatcher) -> APIRouter:
 
 
 async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) -> Response:
-    is_request = not isinstance(message, dict) or "id" in message
-    request_id = message.get("id") if isinstance(message, dict) else None
-    method = message.get("method") if isinstance(message, dict) else None
-    if is_request:
-        _logger.info(
-            "request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method)
-        )
-    started = time.perf_counter()
+    incoming = exchange.received(message)
     response = await _in_worker(
         functools.partial(dispatcher.dispatch, message, protocol_version=version)
     )
-    duration_ms = round((time.perf_counter() - started) * 1000)
-    if response is None:
-        _logger.debug(
-            "notification method=%s duration_ms=%d", jsonrpc.log_value(method), duration_ms
-        )
+    body = exchange.answered(incoming, response)
+    if body is None:
         return Response(status_code=202)
-    body, response = _serialize(response, request_id)
-    _log_outcome(response, request_id, method, duration_ms)
     return Response(content=body, media_type="application/json")
 
 
@@ -105,46 +89,6 @@ async def _in_worker(dispatch: Callable[[], Any]) -> Any:
 def _dispatch_pool(pid: int) -> ThreadPoolExecutor:
     """The worker threads of this process (a forked child makes its own), started on demand."""
     return ThreadPoolExecutor(max_workers=DISPATCH_WORKERS, thread_name_prefix="mymcp-dispatch")
-
-
-def _serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[str, Any]]:
-    """The response bytes, falling back to -32603 (and then to a null id) when unencodable."""
-    for candidate in (
-        response,
-        jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"),
-        # An id nested just inside the decoder's depth limit may exceed the encoder's.
-        jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error"),
-    ):
-        body = _encode(candidate)
-        if body is not None:
-            return body, candidate
-    raise AssertionError("the null-id error envelope is always encodable")
-
-
-def _encode(response: dict[str, Any]) -> bytes | None:
-    try:
-        text = jsonrpc.encode_message(response, ensure_ascii=False)
-        try:
-            return text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: escape instead of failing
-            return jsonrpc.encode_message(response, ensure_ascii=True).encode("ascii")
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
-def _log_outcome(response: dict[str, Any], request_id: Any, method: Any, duration_ms: int) -> None:
-    rid, name = jsonrpc.log_value(request_id), jsonrpc.log_value(method)
-    if "error" in response:
-        code = response["error"]["code"]
-        _logger.warning(
-            "response id=%s method=%s outcome=error code=%d duration_ms=%d",
-            rid,
-            name,
-            code,
-            duration_ms,
-        )
-    else:
-        _logger.info("response id=%s method=%s outcome=ok duration_ms=%d", rid, name, duration_ms)
 
 
 async def _read_bounded(request: Request) -> bytes | None:

@@ -1,4 +1,4 @@
-"""A real Uvicorn server on a free loopback port, for tests that drive real MCP clients."""
+"""A real Uvicorn server on a free loopback port, and an isolated 1.x SDK, for client tests."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ import pytest
 from tests.clients.scenario import seed_memory_root
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+SDK1_REQUIREMENT = "mcp>=1.9,<2"
+INSTALL_TIMEOUT = 180
 STARTUP_TIMEOUT = 20.0
 SHUTDOWN_TIMEOUT = 5.0
 # Variables of the outer environment that must not reach the server under test.
@@ -136,3 +138,35 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     """A server with the default gates over a seeded temporary memory root."""
     with running_server(tmp_path_factory.mktemp("live")) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def sdk1_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An isolated ``mcp<2`` install (cached in .pytest_cache), for use through PYTHONPATH."""
+    name = "mcp-sdk1-py{}{}".format(*sys.version_info[:2])  # compiled wheels follow the interpreter
+    cache = getattr(request.config, "cache", None)
+    base = cache.mkdir(name) if cache is not None else tmp_path_factory.mktemp(name)
+    site, marker = base / "site", base / "installed.txt"
+    if marker.is_file() and marker.read_text() == SDK1_REQUIREMENT and site.is_dir():
+        return site
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--upgrade",
+        "--target",
+        str(site),
+        SDK1_REQUIREMENT,
+    ]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        pytest.skip(f"could not install {SDK1_REQUIREMENT} in isolation: {error}")
+    if done.returncode != 0:
+        pytest.skip(f"could not install {SDK1_REQUIREMENT} in isolation: {done.stderr[-800:]}")
+    marker.write_text(SDK1_REQUIREMENT)
+    return site

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.clients.flow import REFERENCE, REVISION
 from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record
 
 LEGACY_ID = "tea-morning"
@@ -102,3 +103,64 @@ def _check_payloads(payloads: dict[str, Any]) -> None:
     assert inspect_v1["status"] == "ok"
     assert inspect_v1["memory"]["reference"] == LEGACY_REFERENCE
     assert inspect_v1["memory"]["title"] == LEGACY_RECORD["title"]
+
+
+# (label, tool, arguments) with the placeholders of ``flow.py``: with every gate on, one new
+# memory goes through every change Tool and is gone at the end.
+MUTATION_CALLS: list[tuple[str, str, dict[str, Any]]] = [
+    (
+        "remember",
+        "memory_remember",
+        {
+            "scope": "preference",
+            "namespace": {"kind": "domain", "id": "coffee", "label": "Coffee"},
+            "collection": None,
+            "kind": "preference",
+            "language": "en",
+            "title": "Brewing method",
+            "content": "Prefers pour-over coffee.",
+            "tags": ["coffee"],
+            "origin": "explicit_user_statement",
+        },
+    ),
+    ("inspect", "memory_inspect", {"reference": REFERENCE}),
+    (
+        "revise",
+        "memory_revise",
+        {
+            "reference": REFERENCE,
+            "expected_revision": REVISION,
+            "namespace_label": "Coffee",
+            "title": "Brewing method",
+            "content": "Prefers pour-over coffee, never espresso after noon.",
+            "tags": ["coffee"],
+        },
+    ),
+    ("archive", "memory_archive", {"reference": REFERENCE, "expected_revision": REVISION}),
+    ("restore", "memory_restore", {"reference": REFERENCE, "expected_revision": REVISION}),
+    ("archive_again", "memory_archive", {"reference": REFERENCE, "expected_revision": REVISION}),
+    ("forget", "memory_forget", {"reference": REFERENCE, "expected_revision": REVISION}),
+]
+# (status, revision afterwards) of each step, in order; forget reports no lifecycle.
+MUTATION_OUTCOMES = [
+    ("remembered", 1),
+    ("ok", 1),
+    ("revised", 2),
+    ("archived", 3),
+    ("restored", 4),
+    ("archived", 5),
+    ("forgotten", None),
+]
+
+
+def check_mutation_report(report: dict[str, Any], memory_root: Path) -> None:
+    """Every step of ``MUTATION_CALLS`` succeeded in order, and no record file is left."""
+    calls = report["calls"]
+    for (label, _, _), (status, revision) in zip(MUTATION_CALLS, MUTATION_OUTCOMES, strict=True):
+        call = calls[label]
+        assert call["isError"] is False, (label, call["text"])
+        payload = json.loads(call["text"])
+        assert payload["status"] == status, (label, payload)
+        lifecycle = payload.get("lifecycle") or payload.get("memory", {}).get("lifecycle")
+        assert (lifecycle or {}).get("revision") == revision, (label, payload)
+    assert not list((memory_root / "preference" / "coffee").glob("*.json"))

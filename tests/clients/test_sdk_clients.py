@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,36 +16,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mymcp import settings
 from tests.clients.conftest import SHUTDOWN_TIMEOUT, LiveServer, running_server
-from tests.clients.scenario import READ_CALLS, check_report
-
-SDK1_REQUIREMENT = "mcp>=1.9,<2"
-SDK1_SCRIPT = Path(__file__).with_name("sdk1_session.py")
-INSTALL_TIMEOUT = 180
-
-
-async def _sdk2_report(target: Any, mode: str = "auto") -> dict[str, Any]:
-    async with mcp.Client(target, mode=mode) as client:
-        listed = await client.list_tools()
-        calls: dict[str, Any] = {}
-        for label, tool, arguments in READ_CALLS:
-            result = await client.call_tool(tool, arguments)
-            calls[label] = {
-                "isError": result.is_error,
-                "text": result.content[0].text,  # type: ignore[union-attr]
-                "structured": result.structured_content,
-            }
-        info = client.server_info
-        return {
-            "protocolVersion": client.protocol_version,
-            "serverName": info.name if info is not None else None,
-            "tools": [tool.name for tool in listed.tools],
-            "calls": calls,
-        }
+from tests.clients.scenario import check_report
+from tests.clients.sdk_drivers import sdk1_report, sdk2_report
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_sdk2_client_lists_and_calls_every_read_tool(live_server: LiveServer, mode: str) -> None:
-    report = anyio.run(_sdk2_report, live_server.url, mode)
+    report = anyio.run(sdk2_report, live_server.url, mode)
     assert report["protocolVersion"] == "2025-11-25"
     check_report(report)
 
@@ -89,52 +63,10 @@ def test_sdk2_default_mode_probes_discover_then_falls_back_to_initialize(
     assert {exchange[1] for exchange in rest} == {"2025-11-25"}
 
 
-@pytest.fixture(scope="session")
-def sdk1_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An isolated ``mcp<2`` install (cached in .pytest_cache), for use through PYTHONPATH."""
-    name = "mcp-sdk1-py{}{}".format(*sys.version_info[:2])  # compiled wheels follow the interpreter
-    cache = getattr(request.config, "cache", None)
-    base = cache.mkdir(name) if cache is not None else tmp_path_factory.mktemp(name)
-    site, marker = base / "site", base / "installed.txt"
-    if marker.is_file() and marker.read_text() == SDK1_REQUIREMENT and site.is_dir():
-        return site
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--no-input",
-        "--upgrade",
-        "--target",
-        str(site),
-        SDK1_REQUIREMENT,
-    ]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        pytest.skip(f"could not install {SDK1_REQUIREMENT} in isolation: {error}")
-    if done.returncode != 0:
-        pytest.skip(f"could not install {SDK1_REQUIREMENT} in isolation: {done.stderr[-800:]}")
-    marker.write_text(SDK1_REQUIREMENT)
-    return site
-
-
 def test_sdk1_streamable_http_client_lists_and_calls_every_read_tool(
     live_server: LiveServer, sdk1_site: Path, tmp_path: Path
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": str(sdk1_site), "PYTHONNOUSERSITE": "1"}
-    done = subprocess.run(
-        [sys.executable, str(SDK1_SCRIPT), live_server.url, json.dumps(READ_CALLS)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout)
+    report = sdk1_report(sdk1_site, live_server.url, tmp_path)
 
     assert report["sdkVersion"].startswith("1.")
     assert report["sdkModule"].startswith(str(sdk1_site))

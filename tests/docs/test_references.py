@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from mymcp import cli
 from mymcp.plugins.mnemosyne.memory import errors, lifecycle, remember, revise
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
@@ -190,7 +191,9 @@ def _check_assignment(name: str) -> None:
 
 
 def _check_python(arguments: list[str]) -> None:
-    if arguments[0] == "-m":
+    if arguments[0] == "-c":
+        compile(arguments[1], "<documented>", "exec")
+    elif arguments[0] == "-m":
         module = arguments[1]
         assert importlib.util.find_spec(module) is not None, module
         if module == "uvicorn":
@@ -219,15 +222,89 @@ def _check_curl(arguments: list[str], tools: set[str]) -> None:
             assert message["params"]["name"] in tools
 
 
+# The npm packages the documentation installs or runs, each checked to exist on the registry.
+NPM_PACKAGES = {"opencode-ai", "@modelcontextprotocol/inspector"}
+
+
 def _check_npx(arguments: list[str]) -> None:
+    if arguments[0] == "-y":
+        arguments = arguments[1:]
     package = arguments[0]
-    if package == "opencode":
+    assert package in NPM_PACKAGES, package
+    if package == "opencode-ai":
         assert arguments[1] in {"mcp", "run"}
         assert (ROOT / "opencode.json").is_file()
+        return
+    assert "--cli" in arguments
+    rest = arguments[arguments.index("--cli") + 1 :]
+    while rest[0] == "-e":
+        _check_gate_assignment(rest[1])
+        rest = rest[2:]
+    if rest[0].startswith("http"):
+        _check_url(rest[0])
     else:
-        assert package == "@modelcontextprotocol/inspector"
-        assert "--cli" in arguments
-        _check_url(next(word for word in arguments if word.startswith("http")))
+        end = rest.index("--method") if "--method" in rest else len(rest)
+        _check_mymcp_command(rest[:end])
+
+
+def _check_npm(arguments: list[str]) -> None:
+    assert arguments[0] in {"i", "install"}, arguments
+    assert set(arguments[1:]) <= NPM_PACKAGES, arguments
+
+
+def _check_gate_assignment(assignment: str) -> None:
+    name, _, value = assignment.partition("=")
+    assert value in {"true", "false"}, assignment
+    _check_assignment(name)
+    assert name.startswith("MNEMOSYNE_MEMORY_") and name.endswith("_ENABLED"), name
+
+
+def _check_mymcp_command(words: list[str]) -> None:
+    """A path to the ``mymcp`` of a ``.venv`` and arguments its command line accepts."""
+    program, arguments = words[0], words[1:]
+    assert program.endswith(".venv/bin/mymcp"), program
+    _parses(cli.parse_arguments, arguments)
+
+
+def _parses(parse: Callable[[list[str]], object], arguments: list[str]) -> None:
+    """The command line is accepted (``--help`` and ``--version`` exit 0; a usage error, 2)."""
+    try:
+        parse(arguments)
+    except SystemExit as stopped:
+        assert stopped.code == 0, arguments
+
+
+def _check_claude(arguments: list[str]) -> None:
+    """``claude mcp add [--transport T] [--env K=V] NAME (URL | -- COMMAND ARGS...)``."""
+    assert arguments[:2] == ["mcp", "add"], arguments
+    rest = arguments[2:]
+    transport = "stdio"
+    while rest[0].startswith("--") and rest[0] != "--":
+        option, value, rest = rest[0], rest[1], rest[2:]
+        if option == "--transport":
+            transport = value
+        else:
+            assert option == "--env", option
+            _check_gate_assignment(value)
+    assert rest[0] == "mymcp", rest
+    if transport == "http":
+        assert rest[1:] == ["http://127.0.0.1:8000/mcp"], rest
+    else:
+        assert transport == "stdio" and rest[1] == "--", rest
+        _check_mymcp_command(rest[2:])
+
+
+def _check_console_script(program: str, arguments: list[str]) -> None:
+    if program == "mymcp":
+        _parses(cli.parse_arguments, arguments)
+    elif program == "mymcp-dev":
+        _parses(cli.parse_dev_arguments, arguments)
+    else:
+        assert program == "mymcp-test"  # any arguments go to pytest
+
+
+def _check_pip(arguments: list[str]) -> None:
+    assert arguments[0] == "install" and arguments[1] in {"mcp>=2", "mcp<2"}, arguments
 
 
 def _check_command(words: list[str], tools: set[str]) -> None:
@@ -238,17 +315,24 @@ def _check_command(words: list[str], tools: set[str]) -> None:
     if program.startswith(".venv/bin/"):
         program = program.removeprefix(".venv/bin/")
         assert program == "python" or program in CONSOLE_SCRIPTS, program
-    if program in {"python", "python3"}:
-        _check_python(arguments)
+    checks: dict[str, Callable[[list[str]], None]] = {
+        "python": _check_python,
+        "python3": _check_python,
+        "npx": _check_npx,
+        "npm": _check_npm,
+        "claude": _check_claude,
+        "pip": _check_pip,
+        "curl": lambda words: _check_curl(words, tools),
+    }
+    if program in checks:
+        checks[program](arguments)
     elif program in CONSOLE_SCRIPTS:
-        assert arguments[:2] != ["--port"]  # the console scripts take no options
+        _check_console_script(program, arguments)
+    elif program.endswith("/.venv/bin/mymcp"):
+        _check_mymcp_command([program, *arguments])
     elif "/" in program:
         path = ROOT / program
         assert path.is_file() and os.access(path, os.X_OK), program
-    elif program == "curl":
-        _check_curl(arguments, tools)
-    elif program == "npx":
-        _check_npx(arguments)
     else:
         assert program == "ss", f"unknown program {program}"
 

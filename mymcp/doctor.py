@@ -1,0 +1,104 @@
+"""``mymcp doctor``: check the operator's setup and say, one line per finding, what it found.
+
+Each line starts with ``ok``, ``warn`` or ``fail``; the command exits 1 when anything fails.
+It looks and never changes anything: no file is created, changed or moved, and the only
+socket it opens is a test bind (and, when the port is taken, a ``GET /version``) on the
+loopback address it was given. Paths appear in its output, which only the operator reads;
+the server's logs never carry them.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import platform
+import socket
+import sys
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import TextIO
+
+from mymcp import settings
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+Finding = tuple[str, str]
+_MINIMUM_PYTHON = (3, 11)
+
+
+def run(*, host: str, port: int, out: TextIO | None = None) -> int:
+    """Print every finding and a summary; 0 when nothing failed, 1 otherwise."""
+    from mymcp.host.bootstrap import diagnose_production_setup
+
+    stream = sys.stdout if out is None else out
+    found = [
+        *_runtime_findings(),
+        *diagnose_production_setup(),
+        _port_finding(host, port),
+    ]
+    for level, text in found:
+        print(f"{level:<4}  {text}", file=stream)
+    print(_summary(level for level, _ in found), file=stream)
+    return 1 if any(level == FAIL for level, _ in found) else 0
+
+
+def _summary(levels: Iterable[str]) -> str:
+    counted = list(levels)
+    failures, warnings = counted.count(FAIL), counted.count(WARN)
+    return f"doctor: {failures} failed, {warnings} warning{'' if warnings == 1 else 's'}"
+
+
+def _runtime_findings() -> list[Finding]:
+    version = platform.python_version()
+    level = OK if sys.version_info[:2] >= _MINIMUM_PYTHON else FAIL
+    found: list[Finding] = [(level, f"Python {version} ({sys.executable})")]
+    location = Path(__file__).resolve().parent
+    try:
+        installed = metadata.version(settings.SERVER_NAME)
+    except metadata.PackageNotFoundError:
+        text = f"{settings.SERVER_NAME} {settings.SERVER_VERSION} runs from {location} but is "
+        found.append((WARN, text + "not installed; run ./scripts/serve or pip install -e ."))
+        return found
+    if installed != settings.SERVER_VERSION:
+        text = f"the installed {settings.SERVER_NAME} says {installed} but its code is "
+        found.append((WARN, text + f"{settings.SERVER_VERSION}; install it again"))
+    else:
+        found.append((OK, f"{settings.SERVER_NAME} {installed} ({location})"))
+    return found
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """Whether ``mymcp serve`` could bind ``host:port`` now (a bind and nothing else)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError:
+        return False
+    return True
+
+
+def _port_finding(host: str, port: int) -> Finding:
+    where = f"port {port} on {host}"
+    if port_is_free(host, port):
+        return (OK, f"{where} is free for mymcp serve")
+    running = _mymcp_version_at(host, port)
+    if running is not None:
+        return (OK, f"{where} is in use by a running MyMCP {running}")
+    return (WARN, f"{where} is in use by another program: choose another with --port")
+
+
+def _mymcp_version_at(host: str, port: int) -> str | None:
+    """The version a MyMCP serving at ``host:port`` reports, or None for anything else."""
+    connection = http.client.HTTPConnection(host, port, timeout=1.0)
+    try:
+        connection.request("GET", "/version")
+        answer = json.loads(connection.getresponse().read(4096))
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
+    if isinstance(answer, dict) and answer.get("name") == settings.SERVER_NAME:
+        return str(answer.get("version"))
+    return None

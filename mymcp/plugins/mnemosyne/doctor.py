@@ -1,0 +1,320 @@
+"""What ``mymcp doctor`` says about Mnemosyne: settings, gates, the memory root, the records.
+
+Every finding is ``(level, text)`` with level ``ok``, ``warn`` or ``fail``. The texts name
+paths, because they are read by the operator in their own terminal; the server's logs never
+carry a path. Nothing here creates, changes or moves a file: the checks are ``stat``,
+``access``, directory listings and no-follow reads.
+
+The walk over the records applies the rules of the store (which files are candidates, how
+deep folders are entered, what makes a file skipped) so that each file recall and list skip
+is named with its path below the root and the reason, with the line and column of a JSON
+error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import stat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration import GATE_VARIABLES, ROOT_VARIABLE, SettingsError
+from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory.records import (
+    INVALID_ENCODING,
+    INVALID_JSON,
+    CanonicalRecord,
+    RecordInvalid,
+    canonical_relative_parts,
+    parse_record_bytes,
+)
+from mymcp.plugins.mnemosyne.memory.store import PATH_MISMATCH, SCOPE_DEPTH
+from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
+from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
+
+__all__ = ["FAIL", "OK", "WARN", "Finding", "findings"]
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+Finding = tuple[str, str]
+
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+_WRITING_TOOLS = "remember, revise, archive, restore and forget"
+_STATE = {"true": "on", "false": "off"}
+_UNSET_MEANS_OFF = " (a gate whose variable is not set is off)"
+
+
+def findings(environ: Mapping[str, str] | None = None) -> list[Finding]:
+    """Every finding about the Mnemosyne setup of this environment, in reading order."""
+    env = os.environ if environ is None else environ
+    settings_file = configuration.settings_path(env)
+    from_env = configuration.gate_variable_values(env)
+    file_values, found = _settings_findings(settings_file, skipped=_all_set(from_env))
+    found += _gate_findings(from_env, file_values, settings_file)
+    root = configuration.resolve_memory_root(env)
+    any_gate_on = any(from_env.get(v, file_values.get(k)) for v, k in GATE_VARIABLES)
+    found += _root_findings(root, _root_source(env), any_gate_on)
+    found += _record_findings(root)
+    return found
+
+
+# --- settings and gates --------------------------------------------------------------------
+
+
+def _all_set(from_env: Mapping[str, bool | None]) -> bool:
+    return len(from_env) == len(GATE_VARIABLES) and None not in from_env.values()
+
+
+def _settings_findings(path: Path, *, skipped: bool) -> tuple[dict[str, bool], list[Finding]]:
+    """The file's gate values (empty when missing or refused) and what to say about it."""
+    directory = path.parent
+    if not os.path.lexists(directory):
+        return {}, [(OK, f"no settings file: {directory} does not exist{_UNSET_MEANS_OFF}")]
+    found: list[Finding] = []
+    if os.path.lexists(path):
+        found.append((OK, f"settings file {path}: {_mode_and_owner(path)}"))
+    try:
+        values = configuration.read_settings_file(path)
+    except SettingsError as error:
+        level = WARN if skipped else FAIL
+        suffix = " (not read while all four gate variables are set)" if skipped else ""
+        return {}, [*found, *_refusal(error, level, suffix)]
+    if values is None:
+        found.append((OK, f"no settings file: {path} does not exist{_UNSET_MEANS_OFF}"))
+    elif skipped:
+        found.append((OK, f"{path} is not read: all four gate variables are set"))
+    return values or {}, found
+
+
+def _refusal(error: SettingsError, level: str, suffix: str) -> list[Finding]:
+    source = error.source or Path("config.toml")
+    problems = error.problems or (configuration.SettingsProblem("refused"),)
+    return [(level, f"{error.message}: {problem.located(source)}{suffix}") for problem in problems]
+
+
+def _gate_findings(
+    from_env: Mapping[str, bool | None], from_file: Mapping[str, bool], settings_file: Path
+) -> list[Finding]:
+    found: list[Finding] = []
+    for variable, key in GATE_VARIABLES:
+        tools = " and ".join(tool.name for tool in DECLARED_TOOLS if tool.gate == key)
+        if variable in from_env and from_env[variable] is None:
+            found.append((FAIL, f"{variable} must be 'true' or 'false'; the server will not start"))
+        elif variable in from_env:
+            value = "true" if from_env[variable] else "false"
+            found.append((OK, f"{tools}: {_STATE[value]} ({variable}={value} in the environment)"))
+        elif key in from_file:
+            value = "true" if from_file[key] else "false"
+            found.append((OK, f"{tools}: {_STATE[value]} ({key} = {value} in {settings_file})"))
+        else:
+            found.append((OK, f"{tools}: off (neither {variable} nor {key} is set)"))
+    return found
+
+
+# --- the memory root -----------------------------------------------------------------------
+
+
+def _root_source(env: Mapping[str, str]) -> str:
+    return f"from {ROOT_VARIABLE}" if env.get(ROOT_VARIABLE, "") else "the default"
+
+
+def _root_findings(root: Path, source: str, any_gate_on: bool) -> list[Finding]:
+    shown = f"memory root {os.path.abspath(root)} ({source})"
+    problem = configuration.memory_root_problem(root)
+    if problem is not None:
+        return [(FAIL, f"{shown} {problem}")]
+    if not os.path.lexists(root):
+        return [(OK, f"{shown} does not exist yet; the first remembered memory creates it")]
+    found: list[Finding] = [(OK, f"{shown}: a directory, {_mode_and_owner(root)}")]
+    if os.path.islink(root):
+        text = (
+            f"{shown} is a symbolic link to {os.path.realpath(root)}: recall, inspect, revise, "
+            "archive, restore and forget follow it, memory_list and memory_remember refuse it"
+        )
+        found.append((WARN, text))
+    if not os.access(root, os.W_OK):
+        level = WARN if any_gate_on else OK
+        found.append((level, f"{shown} is not writable by this user: {_WRITING_TOOLS} fail"))
+    mode = stat.S_IMODE(os.stat(root).st_mode)
+    if mode & 0o077:
+        text = f"{shown} can be read by other users (mode {mode:04o}); run: chmod 700 {root}"
+        found.append((WARN, text))
+    return found
+
+
+def _mode_and_owner(path: Path) -> str:
+    status = os.lstat(path)
+    return f"mode {stat.S_IMODE(status.st_mode):04o}, owner {_user_name(status.st_uid)}"
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+# --- the records ---------------------------------------------------------------------------
+
+
+@dataclass
+class _ScopeReport:
+    valid: int = 0
+    archived: int = 0
+    legacy: int = 0
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)  # path, reason, detail
+    candidates: list[Path] = field(default_factory=list)
+
+
+def _record_findings(root: Path) -> list[Finding]:
+    if not os.path.isdir(root) or configuration.memory_root_problem(root) is not None:
+        return []
+    found: list[Finding] = []
+    scopes = {str(scope) for scope in Scope}
+    for name in sorted(os.listdir(root)):
+        if name not in scopes and not name.startswith("."):
+            text = f"{name} (in the memory root) is not a scope folder and is never read"
+            found.append((WARN, f"{text}; the scopes are {', '.join(map(str, Scope))}"))
+    for scope in Scope:
+        found += _scope_findings(root, str(scope))
+    return found
+
+
+def _scope_findings(root: Path, scope: str) -> list[Finding]:
+    start = root / scope
+    try:
+        status = os.lstat(start)
+    except FileNotFoundError:
+        return [(OK, f"scope {scope}: no folder yet, no records")]
+    if stat.S_ISLNK(status.st_mode):
+        text = "is a symbolic link: recall finds nothing there and memory_list refuses it"
+        return [(FAIL, f"scope {scope}: {scope}/ {text}")]
+    if not stat.S_ISDIR(status.st_mode):
+        return [(FAIL, f"scope {scope}: {scope} is not a folder; recall and list of it fail")]
+    report = _ScopeReport()
+    try:
+        _walk(root, start, 0, report)
+    except OSError as error:
+        return [
+            (FAIL, f"scope {scope}: a folder cannot be listed ({os.strerror(error.errno or 0)})")
+        ]
+    if len(report.candidates) > files.MAX_CANDIDATES:
+        text = (
+            f"holds {len(report.candidates)} .json files, more than {files.MAX_CANDIDATES}: "
+            "recall and scope-wide listing answer candidate_limit_exceeded"
+        )
+        return [(FAIL, f"scope {scope}: {text}")]
+    for candidate in report.candidates:
+        _check_candidate(root, candidate, report)
+    return [_scope_summary(scope, report), *_skipped_findings(report)]
+
+
+def _scope_summary(scope: str, report: _ScopeReport) -> Finding:
+    text = f"scope {scope}: {report.valid} valid record{'' if report.valid == 1 else 's'}"
+    parts = [f"{report.archived} archived"] if report.archived else []
+    parts += [f"{report.legacy} of version 1"] if report.legacy else []
+    if parts:
+        text += f" ({', '.join(parts)})"
+    if report.skipped:
+        text += f"; {len(report.skipped)} skipped by recall and list, listed below"
+    return (WARN if report.skipped else OK, text)
+
+
+def _skipped_findings(report: _ScopeReport) -> Iterator[Finding]:
+    for path, reason, detail in report.skipped:
+        yield (FAIL, f"{path}: skipped ({reason}): {detail}")
+
+
+def _walk(root: Path, directory: Path, depth: int, report: _ScopeReport) -> None:
+    with os.scandir(directory) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    for entry in entries:
+        path = Path(entry.path)
+        shown = path.relative_to(root).as_posix()
+        if entry.is_symlink():
+            report.skipped.append((shown, files.SYMLINK, "a symbolic link; never followed"))
+        elif entry.is_dir(follow_symlinks=False):
+            if depth >= SCOPE_DEPTH:
+                text = f"a folder more than {SCOPE_DEPTH} levels below its scope; never entered"
+                report.skipped.append((shown + "/", files.TOO_DEEP, text))
+            else:
+                _walk(root, path, depth + 1, report)
+        elif entry.is_file(follow_symlinks=False) and files.is_candidate_name(entry.name):
+            report.candidates.append(path)
+
+
+def _check_candidate(root: Path, path: Path, report: _ScopeReport) -> None:
+    shown = path.relative_to(root).as_posix()
+    data, problem = _read_record_file(path)
+    if problem is not None:
+        report.skipped.append((shown, *problem))
+        return
+    try:
+        record = parse_record_bytes(data)
+    except RecordInvalid as invalid:
+        report.skipped.append((shown, invalid.reason, _invalid_detail(invalid.reason, data)))
+        return
+    if isinstance(record, CanonicalRecord):
+        collection = None if record.collection is None else record.collection.id
+        expected = canonical_relative_parts(
+            record.scope, record.namespace.id, collection, record.id
+        )
+        if expected != path.relative_to(root).parts:
+            text = f"its scope, namespace, collection and id place it at {'/'.join(expected)}"
+            report.skipped.append((shown, PATH_MISMATCH, text))
+            return
+        report.archived += record.state is LifecycleState.ARCHIVED
+    else:
+        report.legacy += 1
+    report.valid += 1
+
+
+def _read_record_file(path: Path) -> tuple[bytes, tuple[str, str] | None]:
+    """The file's bytes, or the reason and detail that make the store skip it."""
+    limit = files.MAX_RECORD_BYTES
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as error:
+        return b"", (files.UNREADABLE, f"cannot be opened ({os.strerror(error.errno or 0)})")
+    try:
+        size = os.fstat(fd).st_size
+        data = b"" if size > limit else files.read_at_most(fd, limit + 1)
+    except OSError as error:
+        return b"", (files.UNREADABLE, f"cannot be read ({os.strerror(error.errno or 0)})")
+    finally:
+        os.close(fd)
+    if size > limit or len(data) > limit:
+        return b"", (
+            files.OVERSIZED,
+            f"{max(size, len(data))} bytes; a record holds at most {limit}",
+        )
+    return data, None
+
+
+def _invalid_detail(reason: str, data: bytes) -> str:
+    if reason == INVALID_ENCODING:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            return f"not UTF-8 at line {line} (byte {error.start}); save it as UTF-8"
+    if reason == INVALID_JSON:
+        return _json_detail(data.decode("utf-8"))
+    return (
+        "JSON, but not a valid record: a key is missing, unknown, or has a value outside the rules"
+    )
+
+
+def _json_detail(text: str) -> str:
+    if text.startswith("\ufeff"):
+        return "starts with a byte-order mark; save it as UTF-8 without one"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return f"line {error.lineno}, column {error.colno}: {error.msg}"
+    except (ValueError, RecursionError):
+        return "not strict JSON (a number too large, or nesting too deep)"
+    return "not strict JSON (a duplicate key, NaN or Infinity, or nesting too deep)"

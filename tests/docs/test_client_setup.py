@@ -1,0 +1,129 @@
+"""docs/CLIENTS.md: every client entry parses, names a real command, and that command works.
+
+An entry is a fenced block marked ``<!-- client stdio -->`` (the client starts ``mymcp
+stdio``) or ``<!-- client http -->`` (the client reaches a running ``mymcp serve``). Stdio
+entries are started for real, with their ``env`` (a temporary home and memory root added).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mymcp import cli
+from mymcp.plugins.mnemosyne import configuration
+from tests.docs.markdown import ROOT, Block, blocks
+from tests.stdio_process import INITIALIZE, StdioPeer, child_environment, mymcp_command
+
+GUIDE = ROOT / "docs" / "CLIENTS.md"
+PLACEHOLDER = "/home/you/MyMCP/.venv/bin/mymcp"
+URL = "http://127.0.0.1:8000/mcp"
+CLIENTS = {
+    "Claude Desktop": "claude_desktop_config.json",
+    "Claude Code": "claude mcp add",
+    "Cursor": "~/.cursor/mcp.json",
+    "VS Code": ".vscode/mcp.json",
+    "Codex": "~/.codex/config.toml",
+    "OpenCode": '"type": "local"',
+}
+GATES = {variable for variable, _ in configuration.GATE_VARIABLES}
+
+
+def _entries(kind: str) -> list[Block]:
+    return [block for block in blocks(GUIDE) if block.marker == f"client {kind}"]
+
+
+def _parsed(block: Block) -> dict[str, Any]:
+    if block.lang == "toml":
+        return tomllib.loads(block.text)
+    assert block.lang == "json", block.where
+    document: dict[str, Any] = json.loads(block.text)
+    return document
+
+
+def _server(document: dict[str, Any]) -> dict[str, Any]:
+    """The one server entry of a client configuration, whatever the client calls the table."""
+    [table] = [key for key in ("mcpServers", "servers", "mcp_servers", "mcp") if key in document]
+    [name] = document[table]
+    assert name == "mymcp"
+    entry: dict[str, Any] = document[table][name]
+    return entry
+
+
+def _command_line(entry: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """(command and arguments, environment) of a stdio entry, in any client's shape."""
+    if isinstance(entry.get("command"), list):  # OpenCode: the whole command line as a list
+        assert entry["type"] == "local"
+        return entry["command"], entry.get("environment", {})
+    if "type" in entry:
+        assert entry["type"] == "stdio"
+    return [entry["command"], *entry["args"]], entry.get("env", {})
+
+
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_every_client_has_a_section_naming_its_configuration(client: str) -> None:
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split(f"\n## {client}\n", 1)[1].split("\n## ", 1)[0]
+
+    assert CLIENTS[client] in section
+
+
+def test_there_is_a_stdio_entry_for_each_configuration_file_client() -> None:
+    assert len(_entries("stdio")) == 5  # Claude Desktop, Cursor, VS Code, Codex, OpenCode
+    assert len(_entries("http")) == 3  # Cursor, VS Code, OpenCode
+
+
+@pytest.mark.parametrize("block", _entries("http"), ids=lambda block: block.where)
+def test_every_http_entry_names_the_local_endpoint(block: Block) -> None:
+    entry = _server(_parsed(block))
+
+    assert entry["url"] == URL
+    assert entry.get("type", "http") in {"http", "remote"}
+
+
+@pytest.mark.parametrize("block", _entries("stdio"), ids=lambda block: block.where)
+def test_every_stdio_entry_names_mymcp_stdio_and_switches_a_gate_on(block: Block) -> None:
+    command, env = _command_line(_server(_parsed(block)))
+
+    assert command == [PLACEHOLDER, "stdio"]
+    assert cli.parse_arguments(command[1:]).command == "stdio"
+    assert env == {"MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "true"}
+    assert set(env) <= GATES
+
+
+@pytest.mark.parametrize("block", _entries("stdio"), ids=lambda block: block.where)
+def test_every_stdio_entry_starts_a_server_with_the_tools_its_gates_select(
+    block: Block, tmp_path: Path, hermetic_home: Path
+) -> None:
+    command, env = _command_line(_server(_parsed(block)))
+    real = [*mymcp_command(), *command[1:]]  # the installed command instead of the placeholder
+    environment = child_environment(hermetic_home, tmp_path / "memory", env)
+    peer = StdioPeer(real, environment, tmp_path / "stderr.log")
+    try:
+        assert peer.request("initialize", INITIALIZE)["result"]["serverInfo"]["name"] == "mymcp"
+        tools = [
+            tool["name"] for tool in peer.request("tools/list", request_id=2)["result"]["tools"]
+        ]
+        peer.close_input()
+        assert peer.wait()[0] == 0
+    finally:
+        peer.stop()
+
+    assert tools == [
+        "list_tools",
+        "memory_recall",
+        "memory_list",
+        "memory_inspect",
+        "memory_remember",
+    ]
+
+
+def test_the_repository_opencode_json_is_the_documented_remote_entry() -> None:
+    [remote] = [block for block in _entries("http") if '"remote"' in block.text]
+    repository = json.loads((ROOT / "opencode.json").read_text(encoding="utf-8"))
+
+    assert _server(_parsed(remote)) == repository["mcp"]["mymcp"]
