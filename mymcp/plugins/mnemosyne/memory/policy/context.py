@@ -1,0 +1,465 @@
+"""Credentials recognised by their context (reason ``credential_shape``).
+
+A password or a bare token has no shape of its own; what gives it away is the text around
+it. This module finds:
+
+- assignments to a credential name in code, configuration, ``.env`` files, JSON, YAML,
+  XML, command lines and URL query strings (``DB_PASSWORD=…``, ``"apiKey": "…"``,
+  ``--token …``, ``?access_token=…``), and the same words in running prose, in several
+  languages ("the password is …", "das Passwort ist …", "密码是…");
+- ``Authorization`` headers, bare ``Bearer`` tokens and ``Basic`` credentials, user names
+  with passwords in URLs and in ``curl -u``, session cookies, ``otpauth://`` URLs, TOTP
+  seeds and MFA recovery codes, and BitLocker recovery keys.
+
+The name decides how strict the value test is (see :mod:`.looks`): after a password word
+any literal of four or more characters counts, unless it is a placeholder, a mask or a
+reference; after a token or key word the value must look random.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mymcp.plugins.mnemosyne.memory.policy.looks import (
+    is_not_a_secret,
+    looks_like_password,
+    looks_random,
+)
+from mymcp.plugins.mnemosyne.memory.policy.text import Text
+
+__all__ = [
+    "Assignment",
+    "assignments",
+    "has_assigned_secret",
+    "has_authorization",
+    "has_foreign_password",
+    "has_mfa_secret",
+    "has_session_cookie",
+    "has_url_credentials",
+]
+
+# --- credential names --------------------------------------------------------------------
+
+# Last words of a name that hold a password-like secret ("password" itself and its
+# spellings, in the languages the policy knows). Any literal of 4+ characters counts.
+_PASSWORD_WORDS = frozenset(
+    """
+    password passwd pwd pass passphrase passcode pword pswd psw pw secret
+    passwort kennwort contrasena contrasenya senha wachtwoord wagwoord salasana heslo haslo
+    lozinka geslo sifre jelszo parola parool parole adgangskode passord losenord motdepasse
+    clave contrasinal sandi katasandi katalaluan mima
+    """.split()
+)
+# Last words of a name that hold a generated token. The value must look random.
+_TOKEN_WORDS = frozenset(
+    """
+    token apikey authkey authtoken credential credentials creds cred auth cookie sessionid
+    session sessid sid signature sig sas bearer jwt pat accesskey secretkey apisecret dsn
+    """.split()
+)
+_PRIVATE_WORDS = frozenset("privatekey privkey".split())
+# Suffixes of one word ("mypassword", "csrftoken") that give it the same meaning.
+_PASSWORD_SUFFIXES = ("password", "passwd", "passphrase", "secret", "pwd")
+_TOKEN_SUFFIXES = ("token", "apikey", "sessionid", "sessid", "authkey", "accesskey", "secretkey")
+# Words after the meaningful one that still name the secret itself.
+_TRAILING = frozenset(
+    "confirm confirmation again repeat plain plaintext raw value val str string literal "
+    "b64 base64 hex".split()
+)
+# A key or token named by these is not a secret (a cache key, a page token, a public key).
+_BENIGN_QUALIFIERS = frozenset(
+    """
+    cache primary foreign sort partition hash range routing idempotency dedup dedupe lookup
+    index map object s3 bucket file i18n translation locale unique composite natural
+    surrogate row column group shard public pub publishable hot shortcut keyboard music
+    registry dict json yaml config setting settings header field param query redis kv
+    cursor pagination page next prev previous continuation sync max min num count total
+    prompt completion input output context limit stop eos bos pad unk mask sep cls special
+    lexer parser syntax design css trace span correlation request message event order item
+    product entity record schema version release feature flag experiment variant sku asset
+    media image upload download foreign candidate join merge match type id name
+    """.split()
+)
+# The names of the original keyword rule, which needs no more than four characters.
+_ORIGINAL_NAMES = frozenset(
+    {
+        ("api", "key"),
+        ("access", "token"),
+        ("refresh", "token"),
+        ("client", "secret"),
+    }
+)
+_ORIGINAL_GLUED = frozenset({"apikey", "accesstoken", "refreshtoken", "clientsecret"})
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NAME_PARTS = re.compile(r"[_.\-]+")
+
+
+def _parts(name: str) -> list[str]:
+    words = [word.lower() for word in _NAME_PARTS.split(_CAMEL.sub("_", name)) if word]
+    words = [word.rstrip("0123456789") for word in words]
+    words = [word for word in words if word]
+    while len(words) > 1 and words[-1] in _TRAILING:
+        words.pop()
+    return words
+
+
+def _kind(parts: list[str], *, query: bool, spaced: bool) -> str | None:
+    """``password``, ``token``, ``private`` or None for a name split into words."""
+    if not parts:
+        return None
+    last = parts[-1]
+    qualifier = parts[-2] if len(parts) > 1 else ""
+    if not spaced and ((qualifier, last) in _ORIGINAL_NAMES or last in _ORIGINAL_GLUED):
+        return "password"
+    if last in _PRIVATE_WORDS or (last == "key" and qualifier in {"private", "priv"}):
+        return "private"
+    if last in _PASSWORD_WORDS:
+        return "password"
+    if qualifier in _BENIGN_QUALIFIERS:
+        return None
+    if last in _TOKEN_WORDS or (last == "id" and qualifier in {"session", "sess"}):
+        return "token"
+    if last == "key":
+        return "token" if qualifier or query else None
+    if last.endswith(_PASSWORD_SUFFIXES) and last not in {"bypass"}:
+        return "password"
+    if last.endswith(_TOKEN_SUFFIXES):
+        return "token"
+    return None
+
+
+# --- assignments -------------------------------------------------------------------------
+
+# ASCII pieces of every credential name; each found piece is widened to the whole name.
+_NAME_STEMS = (
+    "pass", "pw", "secret", "token", "key", "auth", "cred", "cookie", "sess", "sid", "sig",
+    "priv", "jwt", "dsn", "bearer", "woord", "senha", "kennwort", "salasana", "lozinka",
+    "eslo", "haslo", "sifre", "jelszo", "parol", "adgangskode", "clave", "contras", "sandi",
+    "laluan", "losenord", "mima",
+)  # fmt: skip
+# After the name: an optional closing quote or bracket, then the operator.
+_OPERATOR = re.compile(
+    r"""["'`\]]?[ \t]*(?P<op>:=|=>|===?|!=|->|<-|=|:|：)?[ \t]*""",
+)
+# Prose between a password word and its value: "is", "ist", "est", "es", "é", "è", "är"…
+_LINKER = re.compile(
+    r"""
+    (?:[ \t]+(?:for|of|to|on|at|in|für|pour|de|del|da|do|van|voor|för|til|dla|pro|za)
+       [ \t]+[^\n.!?:=]{1,40}?)?
+    [ \t]*(?P<op>:|=|—|–|->|\bis\b|\bwas\b|\bare\b|\bist\b|\blautet\b|\bwar\b|\best\b|\bes\b
+       |\bé\b|\bè\b|\bär\b|\ber\b|\bon\b|\bje\b|\bto\b|\bjest\b|\beste\b|\badalah\b|\bialah\b)
+    (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to|just|simply))?[ \t]*
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
+_BARE = re.compile(r"""[^\s"'`,;&<>]+""")
+_K8S_VALUE = re.compile(r"""["']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*""")
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """A value found after a credential name.
+
+    ``mode`` tells how the two are joined: ``code`` (``=``, ``=>``, a command-line flag, an
+    XML element), ``colon`` (``:``, as in YAML and in notes), ``prose`` ("is", "was", "ist"…)
+    or ``bare`` (nothing but a space, as in "token 3f9a…").
+    """
+
+    kind: str
+    name: str
+    value: str
+    quoted: bool
+    mode: str
+    continues: bool
+
+
+def assignments(text: Text) -> list[Assignment]:
+    """Every credential name in ``text`` followed by a value (computed once per text)."""
+    cached = text.cache.get("assignments")
+    if cached is None:
+        cached = list(_find_assignments(text))
+        text.cache["assignments"] = cached
+    return cached  # type: ignore[no-any-return]
+
+
+def _find_assignments(text: Text) -> Iterator[Assignment]:
+    seen: set[int] = set()
+    for stem in _NAME_STEMS:
+        for at in text.positions(stem):
+            start = text.word.rfind(b" ", 0, at) + 1
+            if start not in seen:
+                seen.add(start)
+                found = _assignment_at(text, start)
+                if found is not None:
+                    yield found
+
+
+def _name_span(text: Text, start: int) -> tuple[int, int]:
+    end = text.word.find(b" ", start)
+    end = len(text.word) if end < 0 else end
+    while end > start and text.value[end - 1] in ".-":
+        end -= 1
+    while start < end and text.value[start] in "-.":
+        start += 1
+    return start, end
+
+
+def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
+    value = text.value
+    start, end = _name_span(text, raw_start)
+    if start >= end:
+        return None
+    before = value[start - 1] if start else ""
+    query = before in "?&"
+    parts = _parts(value[start:end])
+    spaced = False
+    if len(parts) == 1 and parts[0] in {"key", "token", "secret"} and not query:
+        qualifier = _PREVIOUS_WORD.search(value, max(0, start - 24), start)
+        if qualifier is not None:
+            parts, spaced = [qualifier.group(1).lower(), *parts], True
+    kind = _kind(parts, query=query, spaced=spaced)
+    if kind is None:
+        return None
+    flag = value[raw_start:start].endswith("--")
+    return _value_after(text, end, kind, parts[-1], flag=flag, xml=before == "<")
+
+
+_PREVIOUS_WORD = re.compile(r"([A-Za-z]+)[ \t]+$")
+_CONTINUES = re.compile(r"[ \t]+[a-z]")
+
+
+def _join(text: Text, end: int, *, flag: bool, xml: bool) -> tuple[str, int]:
+    """How the value is joined to the name that ends at ``end``, and where it starts."""
+    value = text.value
+    if xml and value.startswith(">", end):
+        return "code", end + 1
+    operator = _OPERATOR.match(value, end)
+    op = operator.group("op") if operator else None
+    if op is not None and operator is not None:
+        return ("colon" if op in {":", "\uff1a"} else "code"), operator.end()
+    linked = _LINKER.match(value, end)
+    if linked is not None:
+        return "prose", linked.end()
+    k8s = _K8S_VALUE.match(value, end)
+    if k8s is not None:
+        return "code", k8s.end()
+    return ("code" if flag else "bare"), (operator.end() if operator else end)
+
+
+def _value_after(
+    text: Text, end: int, kind: str, last: str, *, flag: bool, xml: bool
+) -> Assignment | None:
+    mode, at = _join(text, end, flag=flag, xml=xml)
+    literal = _literal(text.value, at)
+    if literal is None:
+        return None
+    found, quoted = literal
+    if mode == "bare" and kind == "password" and not quoted:
+        return None
+    continues = (
+        mode == "colon"
+        and found.isalpha()
+        and found.islower()
+        and _CONTINUES.match(text.value, at + len(found)) is not None
+    )
+    return Assignment(kind, last, found, quoted, mode, continues)
+
+
+def _literal(value: str, at: int) -> tuple[str, bool] | None:
+    if at >= len(value):
+        return None
+    close = _QUOTES.get(value[at])
+    if close is not None:
+        stop = value.find(close, at + 1, at + 302)
+        if stop < 0 or "\n" in value[at + 1 : stop]:
+            return None
+        return value[at + 1 : stop], True
+    match = _BARE.match(value, at)
+    if match is None:
+        return None
+    return match.group().rstrip(".,:;!?)]}"), False
+
+
+def _is_secret(assignment: Assignment) -> bool:
+    value = assignment.value
+    if assignment.kind == "password":
+        if assignment.continues:
+            return False
+        if assignment.quoted and assignment.mode != "prose":
+            return len(value) >= 2 and not is_not_a_secret(value, name=assignment.name)
+        if is_not_a_secret(value, name=assignment.name):
+            return False
+        return looks_like_password(
+            value, quoted=assignment.quoted, strict=assignment.mode in {"prose", "bare"}
+        )
+    if assignment.kind == "private":
+        return looks_random(value, minimum=32)
+    return looks_random(value, minimum=16 if assignment.mode in {"prose", "bare"} else 12)
+
+
+def has_assigned_secret(text: Text) -> bool:
+    """A literal secret assigned to, or stated after, a credential name."""
+    return any(_is_secret(assignment) for assignment in assignments(text))
+
+
+# --- headers, URLs, cookies --------------------------------------------------------------
+
+# The original rule: "Authorization:" then Basic or Bearer and anything.
+_AUTHORIZATION = re.compile(
+    r"""authorization["']?\s*[:=]\s*["']?(?:(?P<known>basic|bearer)\s+(?P<credential>[^\s"']+)
+    |(?P<scheme>token|bot|apikey|api-key|key|sso-key|ssws|digest|hmac|negotiate|ntlm|
+    aws4-hmac-sha256|gitlab-ci-token|splunk|genieKey|klaviyo-api-key)\s+(?P<other>[^\s"']+))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_BEARER = re.compile(r"bearer\s+(?P<token>[A-Za-z0-9\-._~+/]+=*)", re.IGNORECASE)
+_BASIC = re.compile(r"basic\s+(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.IGNORECASE)
+_URL_CREDENTIALS = re.compile(r"://(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@")
+_CURL_USER = re.compile(r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)""")
+_URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
+
+
+def has_authorization(text: Text) -> bool:
+    """An ``Authorization`` header, a bare Bearer token or a Basic credential."""
+    for at in text.positions("authorization"):
+        match = _AUTHORIZATION.match(text.value, at)
+        if match is None:
+            continue
+        if match.group("known"):
+            if not _URL_PLACEHOLDER.match(match.group("credential")):
+                return True
+        elif looks_random(match.group("other"), minimum=8):
+            return True
+    for at in text.positions("bearer"):
+        match = _BEARER.match(text.value, at)
+        if match is not None and looks_random(match.group("token"), minimum=12):
+            return True
+    return any(_basic_credential(text, at) for at in text.positions("basic"))
+
+
+def _basic_credential(text: Text, at: int) -> bool:
+    match = _BASIC.match(text.value, at)
+    if match is None:
+        return False
+    encoded = match.group("encoded")
+    try:
+        decoded = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+        plain = decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = plain.partition(":")
+    return bool(colon and user and password and plain.isprintable())
+
+
+def has_url_credentials(text: Text) -> bool:
+    """A password in a URL (``scheme://user:password@host``) or in ``curl -u user:password``."""
+    for at in text.positions("://"):
+        match = _URL_CREDENTIALS.match(text.value, at)
+        if match is not None and not _URL_PLACEHOLDER.match(match.group("password")):
+            return True
+    if "-u" not in text.value:
+        return False
+    for match in _CURL_USER.finditer(text.value):
+        password = match.group("password")
+        if len(password) >= 4 and not is_not_a_secret(password):
+            return True
+    return False
+
+
+_COOKIE = re.compile(r"""cookie["']?\s*[:=]\s*(?P<pairs>[^\n]{1,2000})""", re.IGNORECASE)
+_COOKIE_PAIR = re.compile(r"""(?P<name>[^=;,\s"']+)=(?P<value>[^;,\s"']+)""")
+
+
+def has_session_cookie(text: Text) -> bool:
+    """A ``Cookie`` or ``Set-Cookie`` header carrying a random value."""
+    for at in text.positions("cookie"):
+        match = _COOKIE.match(text.value, at)
+        if match is None:
+            continue
+        for pair in _COOKIE_PAIR.finditer(match.group("pairs")):
+            if pair.group("name").lower() in _COOKIE_ATTRIBUTES:
+                continue
+            if looks_random(pair.group("value"), minimum=16):
+                return True
+    return False
+
+
+_COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite priority".split())
+
+# --- one-time passwords and recovery codes ----------------------------------------------
+
+_OTPAUTH = re.compile(r"otpauth://[^\s]*?[?&]secret=(?P<seed>[A-Za-z2-7]{16,})", re.IGNORECASE)
+_MFA_WORDS = ("totp", "2fa", "mfa", "authenticator", "otp", "two-factor", "two factor")
+_BASE32_SEED = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z2-7]{4}[ -]?){3,}[A-Z2-7]{4,}(?![A-Za-z0-9])")
+_RECOVERY_WORDS = ("recovery code", "backup code", "recovery key", "scratch code",
+                   "emergency code", "rescue code", "recovery codes", "backup codes")  # fmt: skip
+_RECOVERY_CODE = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*|\d{4}[ -]\d{4}|\d{8}|"
+    r"(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
+)
+_BITLOCKER = re.compile(r"(?<![0-9-])\d{6}(?:-\d{6}){7}(?![0-9-])")
+_REACH = 240
+
+
+def has_mfa_secret(text: Text) -> bool:
+    """A TOTP seed, MFA recovery codes or a BitLocker recovery key."""
+    if "otpauth://" in text.lower and _OTPAUTH.search(text.value):
+        return True
+    for word in _MFA_WORDS:
+        for at in text.positions(word):
+            window = text.value[at : at + _REACH]
+            if any(_seed_like(match.group()) for match in _BASE32_SEED.finditer(window)):
+                return True
+    for word in _RECOVERY_WORDS:
+        for at in text.positions(word):
+            window = text.value[at + len(word) : at + len(word) + _REACH]
+            if any(_code_like(match.group()) for match in _RECOVERY_CODE.finditer(window)):
+                return True
+    return text.shape.count(b"0") >= 48 and any(
+        _bitlocker_groups(match.group()) for match in _BITLOCKER.finditer(text.value)
+    )
+
+
+def _seed_like(candidate: str) -> bool:
+    compact = candidate.replace(" ", "").replace("-", "")
+    return len(compact) >= 16 and sum(char.isdigit() for char in compact) >= 2
+
+
+def _code_like(candidate: str) -> bool:
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}|\d{4}-\d{4}", candidate) and candidate[:2] in {"19", "20"}:
+        return False
+    return any(char.isdigit() for char in candidate) and not is_not_a_secret(candidate)
+
+
+def _bitlocker_groups(candidate: str) -> bool:
+    return all(int(group) % 11 == 0 for group in candidate.split("-"))
+
+
+# --- passwords in other scripts ----------------------------------------------------------
+
+_FOREIGN_PASSWORD = re.compile(
+    r"""(?:пароль|парола|лозинка|密码|密碼|口令|パスワード|暗証番号|비밀번호|암호|
+    كلمة\s(?:المرور|السر)|رمز\s(?:عبور|المرور)|סיסמ[הא]|पासवर्ड|รหัสผ่าน|mật\skhẩu|
+    hasło|şifre|jelszó|lösenord(?:et)?|contraseña|κωδικός|parolă|slaptažodis|lykilorð|
+    salasõna|adgangskoden|passordet|wachtwoord)
+    [^\n]{0,24}?
+    (?:[:：=—–-]|\s(?:to|je|jest|este|es|är|er|ist|est|είναι|là|adalah|это)\s|是|为|為|は|는|은|
+    هي|هو|היא|הוא|है|คือ|:)
+    \s*["'`「『“«]?(?P<value>[!-~]{4,64})""",
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def has_foreign_password(text: Text) -> bool:
+    """A password stated in a language written outside ASCII ("пароль: …", "密码是…")."""
+    if text.value.isascii():
+        return False
+    return any(
+        looks_like_password(match.group("value").rstrip("\"'`」』”»。.,"), quoted=False, strict=True)
+        for match in _FOREIGN_PASSWORD.finditer(text.value)
+    )
