@@ -43,6 +43,12 @@ def has_compact_token(text: Text) -> bool:
             continue
         if _JOSE.match(value, at):
             return True
-    if (".local." in value or ".public." in value) and _PASETO.search(value):
+    if text.mentions(_PASETO_WORDS) and _PASETO.search(value):
         return True
-    return "gAAAAA" in value and _FERNET.search(value) is not None
+    return any(
+        "gAAAAA" in value[begin:stop] and _FERNET.search(value, begin, stop)
+        for begin, stop in text.chunks()
+    )
+
+
+_PASETO_WORDS = frozenset({b"local", b"public"})

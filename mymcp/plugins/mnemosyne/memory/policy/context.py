@@ -135,13 +135,17 @@ def _kind(parts: list[str], *, query: bool, spaced: bool) -> str | None:
 
 # --- assignments -------------------------------------------------------------------------
 
-# ASCII pieces of every credential name; each found piece is widened to the whole name.
-_NAME_STEMS = (
-    "pass", "pw", "secret", "token", "key", "auth", "cred", "cookie", "sess", "sid", "sig",
-    "priv", "jwt", "dsn", "bearer", "woord", "senha", "kennwort", "salasana", "lozinka",
-    "eslo", "haslo", "sifre", "jelszo", "parol", "adgangskode", "clave", "contras", "sandi",
-    "laluan", "losenord", "mima",
+# Words that can be (the end of) a credential name; a text that has none of them, and no
+# glued form such as "dbpassword" or "csrftoken", has no assignment to look for.
+_NAME_WORDS = frozenset(
+    word.encode()
+    for word in (
+        *_PASSWORD_WORDS, *_TOKEN_WORDS, *_PRIVATE_WORDS, *_ORIGINAL_GLUED,
+        "key", "passe", "passwort", "refreshtoken", "accesstoken", "sessiontoken",
+        "jsessionid", "phpsessid", "csrftoken", "apitoken", "bottoken", "secrets",
+    )
 )  # fmt: skip
+_GLUED_STEMS = ("password", "passwd", "token", "secret")
 # After the name: an optional closing quote or bracket, then the operator.
 _OPERATOR = re.compile(
     r"""["'`\]]?[ \t]*(?P<op>:=|=>|===?|!=|->|<-|=|:|：)?[ \t]*""",
@@ -189,8 +193,10 @@ def assignments(text: Text) -> list[Assignment]:
 
 
 def _find_assignments(text: Text) -> Iterator[Assignment]:
+    stems = {word.decode() for word in text.words & _NAME_WORDS}
+    stems.update(stem for stem in _GLUED_STEMS if stem in text.lower)
     seen: set[int] = set()
-    for stem in _NAME_STEMS:
+    for stem in stems:
         for at in text.positions(stem):
             start = text.word.rfind(b" ", 0, at) + 1
             if start not in seen:
@@ -210,10 +216,43 @@ def _name_span(text: Text, start: int) -> tuple[int, int]:
     return start, end
 
 
+_OPERATOR_START = frozenset("=:\"'`]>\uff1a-\u2014\u2013!<\u201c\u2018\u00ab")
+_LINKER_WORDS = frozenset(
+    """
+    is was are ist lautet war est es é è är er on je to jest este adalah ialah for of at in
+    für pour de del da do van voor för til dla pro za
+    """.split()
+)
+
+
+def _worth_reading(text: Text, end: int) -> bool:
+    """A cheap look past the name: could an operator, a linker or a value follow?"""
+    value = text.value
+    if end >= len(value):
+        return False
+    char = value[end]
+    if char in _OPERATOR_START:
+        return True
+    if char == "\n":
+        return "value:" in value[end : end + 48]
+    if char not in " \t":
+        return False
+    after = end + 1
+    while after < len(value) and value[after] in " \t":
+        after += 1
+    if after >= len(value):
+        return False
+    if value[after] in _OPERATOR_START or value[after] in _QUOTES:
+        return True
+    stop = text.word.find(b" ", after)
+    stop = len(value) if stop < 0 else stop
+    return stop - after >= 12 or text.lower[after:stop] in _LINKER_WORDS
+
+
 def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
     value = text.value
     start, end = _name_span(text, raw_start)
-    if start >= end:
+    if start >= end or not _worth_reading(text, end):
         return None
     before = value[start - 1] if start else ""
     query = before in "?&"
@@ -324,8 +363,13 @@ _CURL_USER = re.compile(r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?
 _URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
 
 
+_AUTHORIZATION_WORDS = frozenset({b"authorization", b"bearer", b"basic"})
+
+
 def has_authorization(text: Text) -> bool:
     """An ``Authorization`` header, a bare Bearer token or a Basic credential."""
+    if not text.mentions(_AUTHORIZATION_WORDS):
+        return False
     for at in text.positions("authorization"):
         match = _AUTHORIZATION.match(text.value, at)
         if match is None:
@@ -356,13 +400,16 @@ def _basic_credential(text: Text, at: int) -> bool:
     return bool(colon and user and password and plain.isprintable())
 
 
+_CURL_WORDS = frozenset({b"u", b"user"})
+
+
 def has_url_credentials(text: Text) -> bool:
     """A password in a URL (``scheme://user:password@host``) or in ``curl -u user:password``."""
     for at in text.positions("://"):
         match = _URL_CREDENTIALS.match(text.value, at)
         if match is not None and not _URL_PLACEHOLDER.match(match.group("password")):
             return True
-    if "-u" not in text.value:
+    if not text.mentions(_CURL_WORDS):
         return False
     for match in _CURL_USER.finditer(text.value):
         password = match.group("password")
@@ -377,6 +424,8 @@ _COOKIE_PAIR = re.compile(r"""(?P<name>[^=;,\s"']+)=(?P<value>[^;,\s"']+)""")
 
 def has_session_cookie(text: Text) -> bool:
     """A ``Cookie`` or ``Set-Cookie`` header carrying a random value."""
+    if b"cookie" not in text.words:
+        return False
     for at in text.positions("cookie"):
         match = _COOKIE.match(text.value, at)
         if match is None:
@@ -394,10 +443,13 @@ _COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite priority".s
 # --- one-time passwords and recovery codes ----------------------------------------------
 
 _OTPAUTH = re.compile(r"otpauth://[^\s]*?[?&]secret=(?P<seed>[A-Za-z2-7]{16,})", re.IGNORECASE)
-_MFA_WORDS = ("totp", "2fa", "mfa", "authenticator", "otp", "two-factor", "two factor")
+_MFA_WORDS = frozenset(b"totp 2fa mfa authenticator otp factor otpauth".split())
+_MFA_ANCHORS = ("totp", "2fa", "mfa", "authenticator", "otp", "factor")
 _BASE32_SEED = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z2-7]{4}[ -]?){3,}[A-Z2-7]{4,}(?![A-Za-z0-9])")
-_RECOVERY_WORDS = ("recovery code", "backup code", "recovery key", "scratch code",
-                   "emergency code", "rescue code", "recovery codes", "backup codes")  # fmt: skip
+_RECOVERY_WORDS = frozenset(b"recovery backup scratch emergency rescue".split())
+_CODE_WORDS = frozenset(b"code codes key keys".split())
+_RECOVERY_ANCHORS = ("recovery code", "backup code", "recovery key", "scratch code",
+                     "emergency code", "rescue code")  # fmt: skip
 _RECOVERY_CODE = re.compile(
     r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*|\d{4}[ -]\d{4}|\d{8}|"
     r"(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
@@ -408,19 +460,26 @@ _REACH = 240
 
 def has_mfa_secret(text: Text) -> bool:
     """A TOTP seed, MFA recovery codes or a BitLocker recovery key."""
-    if "otpauth://" in text.lower and _OTPAUTH.search(text.value):
-        return True
-    for word in _MFA_WORDS:
-        for at in text.positions(word):
-            window = text.value[at : at + _REACH]
-            if any(_seed_like(match.group()) for match in _BASE32_SEED.finditer(window)):
-                return True
-    for word in _RECOVERY_WORDS:
+    if text.mentions(_MFA_WORDS):
+        if "otpauth://" in text.lower and _OTPAUTH.search(text.value):
+            return True
+        for word in _MFA_ANCHORS:
+            for at in text.positions(word):
+                window = text.value[at : at + _REACH]
+                if any(_seed_like(match.group()) for match in _BASE32_SEED.finditer(window)):
+                    return True
+    if not (text.mentions(_RECOVERY_WORDS) and text.mentions(_CODE_WORDS)):
+        return _has_bitlocker_key(text)
+    for word in _RECOVERY_ANCHORS:
         for at in text.positions(word):
             window = text.value[at + len(word) : at + len(word) + _REACH]
             if any(_code_like(match.group()) for match in _RECOVERY_CODE.finditer(window)):
                 return True
-    return text.shape.count(b"0") >= 48 and any(
+    return _has_bitlocker_key(text)
+
+
+def _has_bitlocker_key(text: Text) -> bool:
+    return b"000000-000000" in text.shape and any(
         _bitlocker_groups(match.group()) for match in _BITLOCKER.finditer(text.value)
     )
 

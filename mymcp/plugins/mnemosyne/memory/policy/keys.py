@@ -63,13 +63,15 @@ def has_private_key(text: Text) -> bool:
     value = text.value
     if "----" in value and _ARMOUR.search(value):
         return True
-    if "PuTTY-User-Key-File-" in value or ("kty" in value and _JWK_PRIVATE.search(value)):
-        return True
-    if "ciphertext" in text.lower and "kdf" in text.lower:
-        return True
-    if ("AGE-SECRET-KEY-1" in value or "nsec1" in value) and _BECH32_SECRET.search(value):
-        return True
+    if text.mentions(_FILE_WORDS):
+        if "PuTTY-User-Key-File-" in value or b"ciphertext" in text.words and b"kdf" in text.words:
+            return True
+        if b"kty" in text.words and _JWK_PRIVATE.search(value):
+            return True
     return _has_key_body(text)
+
+
+_FILE_WORDS = frozenset({b"putty", b"ciphertext", b"kty"})
 
 
 def _has_key_body(text: Text) -> bool:
@@ -82,6 +84,8 @@ def _has_key_body(text: Text) -> bool:
         if "prv" in chunk and _EXTENDED.search(chunk):
             return True
         if "LS0tLS1CRUdJTi" in chunk and _encoded_private_pem(chunk):
+            return True
+        if ("AGE-SECRET-KEY-1" in chunk or "nsec1" in chunk) and _BECH32_SECRET.search(chunk):
             return True
         if any(base58check(match.group()) for match in _WIF.finditer(chunk)):
             return True
@@ -105,14 +109,17 @@ def has_key_material(text: Text) -> bool:
     for assignment in assignments(text):
         if assignment.kind == "private" and _RAW_KEY.fullmatch(assignment.value):
             return True
-    if "key" in text.lower and any(
-        word in text.lower for word in ("private", "secret", "wallet", "signing")
-    ):
+    if b"key" in text.words and text.mentions(_KEY_QUALIFIERS):
         return _SAID_KEY.search(text.value) is not None
     return False
 
 
-_SEED_WORDS = ("seed", "mnemonic", "phrase", "wallet", "words", "bip39", "bip-39", "metamask")
+_KEY_QUALIFIERS = frozenset({b"private", b"secret", b"wallet", b"signing"})
+
+
+_SEED_WORDS = frozenset(
+    b"seed seeds mnemonic phrase wallet words bip39 bip metamask trezor electrum".split()
+)
 _SEED_REACH = 400
 _WORD = re.compile(r"[a-z]+")
 _GAP = re.compile(r"[\s\d.,;:)(\-]*")
@@ -122,8 +129,8 @@ _SEED_LENGTH = 12
 def has_seed_phrase(text: Text) -> bool:
     """Twelve or more consecutive BIP-39 words near a word that names a wallet secret."""
     spans: list[tuple[int, int]] = []
-    for word in _SEED_WORDS:
-        for at in text.positions(word):
+    for word in text.words & _SEED_WORDS:
+        for at in text.positions(word.decode()):
             spans.append((max(0, at - _SEED_REACH), min(len(text), at + _SEED_REACH)))
     return any(_has_word_run(text.lower, start, end) for start, end in _merged(spans))
 

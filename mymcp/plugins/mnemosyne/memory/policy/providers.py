@@ -244,7 +244,7 @@ def has_provider_token(text: Text) -> bool:
     return False
 
 
-_WEBHOOK_ANCHORS = ("hook", "chat.googleapis.com", "ifttt.com")
+_WEBHOOK_WORDS = frozenset(b"hook hooks webhook webhooks webhookb2 googleapis ifttt".split())
 _WEBHOOKS = re.compile(
     r"""
     hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9_-]+/)+(?P<a>[A-Za-z0-9_-]{16,})
@@ -263,7 +263,7 @@ _WEBHOOKS = re.compile(
 
 def has_webhook_url(text: Text) -> bool:
     """An incoming-webhook URL whose path carries its secret."""
-    if not text.has(*_WEBHOOK_ANCHORS):
+    if not text.mentions(_WEBHOOK_WORDS):
         return False
     for match in _WEBHOOKS.finditer(text.value):
         secret = next(group for group in match.groups() if group is not None)

@@ -12,7 +12,9 @@ so an offset found in one view is valid in every other one:
   ASCII punctuation as itself. Searching it for a literal such as ``b"000-00-0000"`` is one
   fast byte search instead of a regular expression run over the whole text;
 - ``word``: ``w`` for a character that can be part of a token (letters, digits, ``_``, ``-``
-  and ``.``), a space for anything else.
+  and ``.``), a space for anything else;
+- ``words``: the set of lowercase ASCII words (runs of letters and digits) of the value, so
+  that a detector can ask whether its keywords occur at all in one set lookup each.
 
 The masks are the policy's prefilter: most detectors first look for a keyword, a literal or
 a long token there, and run their exact rule only around what they found.
@@ -40,6 +42,14 @@ def _shape_table() -> bytes:
     return bytes(table)
 
 
+def _words_table() -> bytes:
+    table = bytearray(b" " * 256)
+    for code in range(128):
+        if chr(code).isalnum():
+            table[code] = ord(chr(code).lower())
+    return bytes(table)
+
+
 def _word_table() -> bytes:
     table = bytearray(b" " * 256)
     for code in range(128):
@@ -51,6 +61,7 @@ def _word_table() -> bytes:
 _TOKEN_RUN = 15
 _SHAPE = _shape_table()
 _WORD = _word_table()
+_WORDS = _words_table()
 
 
 def _fold_digits(value: str) -> str:
@@ -62,7 +73,7 @@ def _fold_digits(value: str) -> str:
 class Text:
     """The views of one value that the detectors share (see the module docstring)."""
 
-    __slots__ = ("value", "lower", "shape", "word", "cache")
+    __slots__ = ("value", "lower", "shape", "word", "words", "cache")
 
     def __init__(self, raw: str) -> None:
         value = _fold_digits(raw)
@@ -76,6 +87,7 @@ class Text:
         self.lower = lower
         self.shape = encoded.translate(_SHAPE)
         self.word = encoded.translate(_WORD)
+        self.words = frozenset(encoded.translate(_WORDS).split())
         # Results that several detectors share (assignments, chunks), computed on demand.
         self.cache: dict[str, object] = {}
 
@@ -85,6 +97,10 @@ class Text:
     def has(self, *needles: str) -> bool:
         """True when the lowercase view contains any of ``needles``."""
         return any(needle in self.lower for needle in needles)
+
+    def mentions(self, words: frozenset[bytes]) -> bool:
+        """True when one of ``words`` (lowercase ASCII, as bytes) is a word of the value."""
+        return not self.words.isdisjoint(words)
 
     def positions(self, needle: str) -> Iterator[int]:
         """Every offset where ``needle`` starts in the lowercase view (overlaps skipped)."""
