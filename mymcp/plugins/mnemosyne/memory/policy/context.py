@@ -28,6 +28,7 @@ from mymcp.plugins.mnemosyne.memory.policy.looks import (
     is_not_a_secret,
     looks_like_password,
     looks_random,
+    looks_strong,
 )
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
@@ -37,6 +38,7 @@ __all__ = [
     "has_assigned_secret",
     "has_authorization",
     "has_foreign_password",
+    "has_login_pair",
     "has_mfa_secret",
     "has_session_cookie",
     "has_url_credentials",
@@ -51,7 +53,7 @@ _PASSWORD_WORDS = frozenset(
     password passwd pwd pass passphrase passcode pword pswd psw pw secret
     passwort kennwort contrasena contrasenya senha wachtwoord wagwoord salasana heslo haslo
     lozinka geslo sifre jelszo parola parool parole adgangskode passord losenord motdepasse
-    clave contrasinal sandi katasandi katalaluan mima
+    clave contrasinal sandi katasandi katalaluan mima passe
     """.split()
 )
 # Last words of a name that hold a generated token. The value must look random.
@@ -145,7 +147,7 @@ _NAME_WORDS = frozenset(
         "jsessionid", "phpsessid", "csrftoken", "apitoken", "bottoken", "secrets",
     )
 )  # fmt: skip
-_GLUED_STEMS = ("password", "passwd", "token", "secret")
+_GLUED_STEMS = ("password", "passwd", "token", "secret", "key")
 # After the name: an optional closing quote or bracket, then the operator.
 _OPERATOR = re.compile(
     r"""["'`\]]?[ \t]*(?P<op>:=|=>|===?|!=|->|<-|=|:|：)?[ \t]*""",
@@ -244,7 +246,7 @@ def _worth_reading(text: Text, end: int) -> bool:
         return False
     if value[after] in _OPERATOR_START or value[after] in _QUOTES:
         return True
-    stop = text.word.find(b" ", after)
+    stop = text.shape.find(b" ", after)
     stop = len(value) if stop < 0 else stop
     return stop - after >= 12 or text.lower[after:stop] in _LINKER_WORDS
 
@@ -255,13 +257,16 @@ def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
     if start >= end or not _worth_reading(text, end):
         return None
     before = value[start - 1] if start else ""
+    if before in _INSIDE_A_REFERENCE or (before == ":" and value.startswith(":", end)):
+        return None  # ${DB_PASSWORD:-x}, %TOKEN%, arn:…:secret:name
     query = before in "?&"
     parts = _parts(value[start:end])
     spaced = False
     if len(parts) == 1 and parts[0] in {"key", "token", "secret"} and not query:
         qualifier = _PREVIOUS_WORD.search(value, max(0, start - 24), start)
         if qualifier is not None:
-            parts, spaced = [qualifier.group(1).lower(), *parts], True
+            word = qualifier.group(1).lower()
+            parts, spaced = ([word, "password"] if word in _NETWORK_WORDS else [word, *parts]), True
     kind = _kind(parts, query=query, spaced=spaced)
     if kind is None:
         return None
@@ -269,7 +274,10 @@ def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
     return _value_after(text, end, kind, parts[-1], flag=flag, xml=before == "<")
 
 
-_PREVIOUS_WORD = re.compile(r"([A-Za-z]+)[ \t]+$")
+_INSIDE_A_REFERENCE = frozenset("{$%")
+_PREVIOUS_WORD = re.compile(r"([A-Za-z][A-Za-z-]*)[ \t]+$")
+# "the Wi-Fi key is …": a network key is a password.
+_NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan", "wpa", "wpa2", "wpa3", "psk", "network"})
 _CONTINUES = re.compile(r"[ \t]+[a-z]")
 
 
@@ -299,7 +307,7 @@ def _value_after(
     if literal is None:
         return None
     found, quoted = literal
-    if mode == "bare" and kind == "password" and not quoted:
+    if mode == "bare" and kind == "password" and not quoted and not looks_strong(found):
         return None
     continues = (
         mode == "colon"
@@ -521,4 +529,24 @@ def has_foreign_password(text: Text) -> bool:
     return any(
         looks_like_password(match.group("value").rstrip("\"'`」』”»。.,"), quoted=False, strict=True)
         for match in _FOREIGN_PASSWORD.finditer(text.value)
+    )
+
+
+# --- "login: user / password" ------------------------------------------------------------
+
+_LOGIN_WORDS = frozenset(b"login logins credentials credential creds signin sign".split())
+_LOGIN_PAIR = re.compile(
+    r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b[^\n:=]{0,30}[:=][ \t]*"
+    r"(?P<user>[^\s/:]{1,64})[ \t]*[/:][ \t]*(?P<password>\S{4,64})",
+    re.IGNORECASE,
+)
+
+
+def has_login_pair(text: Text) -> bool:
+    """A user name and password written as a pair after "login" or "credentials"."""
+    if not text.mentions(_LOGIN_WORDS):
+        return False
+    return any(
+        looks_like_password(match.group("password").rstrip(".,;)"), quoted=False, strict=True)
+        for match in _LOGIN_PAIR.finditer(text.value)
     )

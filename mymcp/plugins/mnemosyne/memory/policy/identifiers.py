@@ -99,12 +99,21 @@ def _has_national_number(text: Text) -> bool:
                 label = label_around(text, start, end)
                 if label != BENIGN:
                     return True
-        digits = signature.count(b"0")
-        if digits >= 6 and not _NOT_AN_IDENTIFIER.fullmatch(signature):
+        if _numbered(signature) and not _NOT_AN_IDENTIFIER.fullmatch(signature):
             label = label or label_around(text, start, end)
             if label == IDENTITY:
                 return True
     return False
+
+
+def _numbered(signature: bytes) -> bool:
+    """Six digits or more, or a short code of capitals and at least two digits (a passport)."""
+    digits = signature.count(b"0")
+    if digits >= 6:
+        return True
+    return digits >= 2 and 6 <= len(signature) <= 12 and signature.count(b"A") + digits == len(
+        signature
+    )
 
 
 _MBI = re.compile(rb"0A[A0]0-?A[A0]0-?AA00")
@@ -133,4 +142,4 @@ def has_government_identifier(text: Text) -> bool:
         return True
     if "<<" in text.value and any("<<" in match.group() for match in _MRZ.finditer(text.value)):
         return True
-    return text.shape.count(b"0") >= 6 and _has_national_number(text)
+    return text.shape.count(b"0") >= 2 and _has_national_number(text)

@@ -45,13 +45,13 @@ mir rupay kreditkarte karte carte tarjeta cartão cartao carta kaart kort karta 
 _IDENTITY_WORDS = """
 ssn ss itin ein tin taxpayer tfn nino nhs sin nas bsn burgerservicenummer sofinummer
 personnummer personnr fødselsnummer fodselsnummer cpr henkilötunnus hetu kennitala pesel
-nip dni nie nif nss codice fiscale steuerid steuer-id steueridentifikationsnummer idnr
+nip dni nie nif nss codice fiscale steuerid steuer steuernummer steueridentifikationsnummer idnr
 identifikationsnummer sozialversicherungsnummer svnr versicherungsnummer personalausweis
-ausweisnummer ausweis reisepass passnummer passport passeport pasaporte passaporto paspoort
+ausweisnummer ausweis personalausweisnummer reisepass reisepassnummer passnummer passport passeport pasaporte passaporto paspoort
 passaporte pasport paszport cédula cedula curp rfc rut cuil cuit dui cpf aadhaar aadhar
 nric hkid mykad nik ktp cnic iqama kimlik tckn cnp egn oib jmbg emšo emso snils снилс инн
 паспорт isikukood amka αμκα αφμ afm medicare medicaid mbi licence license dl ppsn pps ird
-nhi abn dob birthdate
+nhi abn
 """
 _IDENTITY_PHRASES = (
     ("social", "security"),
@@ -79,6 +79,8 @@ _IDENTITY_PHRASES = (
     ("codice", "fiscale"),
     ("pan", "card"),
     ("pan", "number"),
+    ("ni", "number"),
+    ("ni", "no"),
 )
 # Labels written without spaces in their script; found inside a longer run of letters.
 _IDENTITY_INFIXES = (

@@ -16,6 +16,7 @@ __all__ = [
     "is_not_a_secret",
     "looks_like_password",
     "looks_random",
+    "looks_strong",
 ]
 
 # Values that stand for a secret instead of being one.
@@ -113,7 +114,7 @@ def looks_random(value: str, minimum: int = 12) -> bool:
     """
     if len(value) < minimum or len(value) > 4096 or any(char.isspace() for char in value):
         return False
-    if _DIGEST_LABEL.match(value) or is_not_a_secret(value):
+    if _DIGEST_LABEL.match(value) or "://" in value or is_not_a_secret(value):
         return False
     if _wordy(value):
         return False
@@ -127,6 +128,17 @@ def looks_random(value: str, minimum: int = 12) -> bool:
     if not (mixed or (cased and len(value) >= 20) or base64ish):
         return False
     return _entropy(value) >= (3.0 if len(value) >= 16 else 2.5)
+
+
+def looks_strong(value: str) -> bool:
+    """Eight or more characters mixing letters, digits and symbols or both cases."""
+    if len(value) < 8 or is_not_a_secret(value):
+        return False
+    has_digit = any(char.isdigit() for char in value)
+    has_letter = any(char.isalpha() for char in value)
+    has_symbol = any(char in _SYMBOLS for char in value)
+    cased = any(char.isupper() for char in value) and any(char.islower() for char in value)
+    return has_digit and has_letter and (has_symbol or cased)
 
 
 def looks_like_password(value: str, *, quoted: bool, strict: bool) -> bool:

@@ -61,7 +61,7 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
     ("nfp_", _fixed("30,")),
     ("fo1_", _fixed("30,", _B64URL)),
     ("fm2_", r"[A-Za-z0-9+/=_-]{40,}"),
-    ("dp.", r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("dp.", r"(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,32}\.)?[A-Za-z0-9]{40,}"),
     *((f"hv{kind}.", _fixed("24,", _B64URL)) for kind in "sbr"),
     ("tskey-", r"[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"),
     ("dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}"),
@@ -213,7 +213,9 @@ def _original_at(chunk: str) -> bool:
     while (match := _ORIGINAL_RE.search(chunk, at)) is not None:
         start = match.start()
         prefix = next(p for p in _ORIGINAL_BOUNDARY if chunk.startswith(p, start))
-        if start == 0 or not _ORIGINAL_BOUNDARY[prefix].match(chunk[start - 1]):
+        if (start == 0 or not _ORIGINAL_BOUNDARY[prefix].match(chunk[start - 1])) and not (
+            _PLACEHOLDER_BODY.search(match.group(), len(prefix))
+        ):
             return True
         at = start + 1
     return False
