@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (test data: one realistic text per line)
 """A corpus of realistic memory texts for the content policy, built by generators.
 
 :data:`SENSITIVE` and :data:`BENIGN` map a class name to its texts. Every secret here is
@@ -109,7 +110,7 @@ _CODE = (
     "{name}: {s}",
     'client = Client({name}="{s}")',
     "docker run -e {NAME}={s} app:latest",
-    "<add key=\"{name}\" value=\"{s}\" />",
+    '<add key="{name}" value="{s}" />',
 )
 
 
@@ -145,8 +146,8 @@ def _cloud() -> list[str]:
             f"sv=2022-11-02&ss=bfqt&srt=sco&sp=rwdlacupiytfx&se=2026-12-31T23:59:59Z"
             f"&st=2026-01-01T00:00:00Z&spr=https&sig={rand(B64, 43)}%3D"
         )
-        client_secret = rand(ALNUM + "_~.-", 3) + str(_rng.randrange(10)) + "Q~" + rand(
-            ALNUM + "_~.-", 34
+        client_secret = (
+            rand(ALNUM + "_~.-", 3) + str(_rng.randrange(10)) + "Q~" + rand(ALNUM + "_~.-", 34)
         )
         return [
             *wrap(access, "aws_access_key_id", code=False),
@@ -301,10 +302,23 @@ def _private_keys() -> list[str]:
             '"private_key": "-----BEGIN PRIVATE KEY-----\\n' + rand(B64, 64) + '\\n"',
             "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\n"
             f"Public-Lines: 2\n{rand(B64, 64)}\nPrivate-Lines: 1\n{rand(B64, 44)}",
-            json.dumps({"kty": "EC", "crv": "P-256", "x": b64url(_rng.randbytes(32)),
-                        "y": b64url(_rng.randbytes(32)), "d": b64url(_rng.randbytes(32))}),
-            json.dumps({"kty": "RSA", "n": b64url(_rng.randbytes(256)), "e": "AQAB",
-                        "d": b64url(_rng.randbytes(256))}),
+            json.dumps(
+                {
+                    "kty": "EC",
+                    "crv": "P-256",
+                    "x": b64url(_rng.randbytes(32)),
+                    "y": b64url(_rng.randbytes(32)),
+                    "d": b64url(_rng.randbytes(32)),
+                }
+            ),
+            json.dumps(
+                {
+                    "kty": "RSA",
+                    "n": b64url(_rng.randbytes(256)),
+                    "e": "AQAB",
+                    "d": b64url(_rng.randbytes(256)),
+                }
+            ),
             f"key body without the armour: {der}{rand(B64, 120)}",
             "client-key-data: " + base64.b64encode(_pem("RSA PRIVATE KEY").encode()).decode(),
             "age key: AGE-SECRET-KEY-1" + rand("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
@@ -453,7 +467,11 @@ def _cards() -> list[str]:
 
 def _ssn() -> str:
     while True:
-        area, group, serial = _rng.randrange(1, 900), _rng.randrange(1, 100), _rng.randrange(1, 10000)
+        area, group, serial = (
+            _rng.randrange(1, 900),
+            _rng.randrange(1, 100),
+            _rng.randrange(1, 10000),
+        )
         if area != 666:
             return f"{area:03d}-{group:02d}-{serial:04d}"
 
@@ -630,7 +648,7 @@ def _shas() -> list[str]:
             f"Fixed in commit {sha}",
             f"git checkout {sha[:7]} && git cherry-pick {rand(HEX, 40)}",
             f"merge base is {sha}; rebased onto {rand(HEX, 12)}",
-            f"Revert \"{rand(HEX, 7)}\" because the build broke",
+            f'Revert "{rand(HEX, 7)}" because the build broke',
             f"docker image sha256:{rand(HEX, 64)}",
         ]
 
@@ -652,7 +670,7 @@ def _digests() -> list[str]:
 
 def _base64() -> list[str]:
     def one() -> list[str]:
-        text = pick(["hello world", "meeting notes for tuesday", "{\"enabled\": true}", "v=1"])
+        text = pick(["hello world", "meeting notes for tuesday", '{"enabled": true}', "v=1"])
         return [
             f"The payload was {base64.b64encode(text.encode()).decode()} (base64)",
             f"data:image/png;base64,iVBORw0KGgo{rand(B64, 60)}",
@@ -698,9 +716,9 @@ def _urls() -> list[str]:
             f"https://github.com/example/repo/pull/{_rng.randrange(9999)}",
             f"https://example.com/search?q=password+reset&page={_rng.randrange(9)}",
             f"git clone git@github.com:example/{rand(string.ascii_lowercase, 6)}.git",
-            f"https://user@example.com/login redirects to https://example.com:8443/app",
+            "https://user@example.com/login redirects to https://example.com:8443/app",
             "https://api.slack.com/messaging/webhooks explains incoming webhooks",
-            f"https://example.com/webhooks/github receives push events",
+            "https://example.com/webhooks/github receives push events",
         ]
 
     return _many(one, 8)
@@ -859,7 +877,7 @@ def _masked() -> list[str]:
             f"card ending **** **** **** {rand(string.digits, 4)}",
             f"SSN ***-**-{rand(string.digits, 4)}",
             f"sk_live_••••{rand(LOWER_ALNUM, 4)}",
-            f"password: ******** (hidden)",
+            "password: ******** (hidden)",
             f"token ghp_…{rand(ALNUM, 4)}",
             f"API key: {rand(ALNUM, 4)}…{rand(ALNUM, 4)} (truncated)",
             f"xxxx-xxxx-xxxx-{rand(string.digits, 4)}",
@@ -891,7 +909,7 @@ def _code() -> list[str]:
         "next_page_token: CAEQAA",
         "`pwd` prints the working directory",
         "PWD=/home/alice/projects/api",
-        "type=\"password\" name=\"password\" autocomplete=\"current-password\"",
+        'type="password" name="password" autocomplete="current-password"',
         "password: true  # prompt for it",
         "keyboard shortcut: Ctrl+K",
     ]
@@ -902,10 +920,15 @@ def _public_material() -> list[str]:
         return [
             _pem("PUBLIC KEY"),
             _pem("CERTIFICATE"),
-            "-----BEGIN PGP PUBLIC KEY BLOCK-----\n" + rand(B64, 64) + "\n-----END PGP PUBLIC KEY BLOCK-----",
+            "-----BEGIN PGP PUBLIC KEY BLOCK-----\n"
+            + rand(B64, 64)
+            + "\n-----END PGP PUBLIC KEY BLOCK-----",
             "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + rand(B64, 300) + " alice@laptop",
-            json.dumps({"kty": "RSA", "n": b64url(_rng.randbytes(256)), "e": "AQAB", "kid": rand(HEX, 8)}),
-            "certificate-authority-data: " + base64.b64encode(_pem("CERTIFICATE").encode()).decode()[:120],
+            json.dumps(
+                {"kty": "RSA", "n": b64url(_rng.randbytes(256)), "e": "AQAB", "kid": rand(HEX, 8)}
+            ),
+            "certificate-authority-data: "
+            + base64.b64encode(_pem("CERTIFICATE").encode()).decode()[:120],
             "xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz",
         ]
 
@@ -918,7 +941,7 @@ def _publishable() -> list[str]:
             f"STRIPE_PUBLISHABLE_KEY=pk_live_{rand(ALNUM, 99)}",
             f"pk_test_{rand(ALNUM, 24)} goes in the frontend",
             f"mapbox public token pk.eyJ1Ijoi{rand(B64URL, 40)}.{rand(B64URL, 22)}",
-            f"NEXT_PUBLIC_SUPABASE_ANON_KEY is the anon key, safe in the browser",
+            "NEXT_PUBLIC_SUPABASE_ANON_KEY is the anon key, safe in the browser",
             f"sentry DSN https://{rand(HEX, 32)}@o{rand(string.digits, 6)}.ingest.sentry.io/{rand(string.digits, 7)}",
             f"Google OAuth client id {rand(string.digits, 12)}-{rand(LOWER_ALNUM, 32)}.apps.googleusercontent.com",
             f"Algolia search-only key is public; app id {rand(UPPER_ALNUM, 10)}",
@@ -964,7 +987,7 @@ def _numbers() -> list[str]:
             f"latency p99 {_rng.randrange(1, 999)} ms, throughput {_rng.randrange(1000, 99999)} req/s",
             f"{_rng.randrange(1, 64)} GiB RAM, {_rng.randrange(1, 99)}% CPU",
             f"population {_rng.randrange(10**6, 10**9):,}",
-            f"pi ≈ 3.14159265358979, e ≈ 2.71828182845904",
+            "pi ≈ 3.14159265358979, e ≈ 2.71828182845904",
             f"{_rng.randrange(10**12, 10**13)} bytes transferred",
             f"coordinates 48.{rand(string.digits, 6)}, 11.{rand(string.digits, 6)}",
         ]
@@ -1010,7 +1033,7 @@ def _config() -> list[str]:
         '{"timeout": 30, "retries": 3, "region": "eu-west-1"}',
         "session_timeout: 30m\ntoken_ttl: 1h\npassword_min_length: 12",
         "auth:\n  provider: oidc\n  issuer: https://login.example.com",
-        "cookie_secure = true\ncookie_samesite = \"lax\"",
+        'cookie_secure = true\ncookie_samesite = "lax"',
         "[auth]\nmethod = oauth2\ntoken_url = https://auth.example.com/token",
     ]
 

@@ -23,6 +23,7 @@ import binascii
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from mymcp.plugins.mnemosyne.memory.policy.looks import (
     is_not_a_secret,
@@ -191,7 +192,7 @@ def assignments(text: Text) -> list[Assignment]:
     if cached is None:
         cached = list(_find_assignments(text))
         text.cache["assignments"] = cached
-    return cached  # type: ignore[no-any-return]
+    return cast(list[Assignment], cached)
 
 
 def _find_assignments(text: Text) -> Iterator[Assignment]:
@@ -248,7 +249,8 @@ def _worth_reading(text: Text, end: int) -> bool:
         return True
     stop = text.shape.find(b" ", after)
     stop = len(value) if stop < 0 else stop
-    return stop - after >= 12 or text.lower[after:stop] in _LINKER_WORDS
+    word = text.lower[after:stop]
+    return stop - after >= 12 or word in _LINKER_WORDS or (stop - after >= 8 and not word.isalpha())
 
 
 def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
@@ -347,7 +349,10 @@ def _is_secret(assignment: Assignment) -> bool:
         )
     if assignment.kind == "private":
         return looks_random(value, minimum=32)
-    return looks_random(value, minimum=16 if assignment.mode in {"prose", "bare"} else 12)
+    if assignment.mode in {"prose", "bare"}:
+        # "token eyJ…": a compact token in prose is reported as one.
+        return not value.startswith("eyJ") and looks_random(value, minimum=16)
+    return looks_random(value, minimum=12)
 
 
 def has_assigned_secret(text: Text) -> bool:
@@ -365,9 +370,13 @@ _AUTHORIZATION = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _BEARER = re.compile(r"bearer\s+(?P<token>[A-Za-z0-9\-._~+/]+=*)", re.IGNORECASE)
-_BASIC = re.compile(r"basic\s+(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.IGNORECASE)
+_BASIC = re.compile(
+    r"basic\s+(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.IGNORECASE
+)
 _URL_CREDENTIALS = re.compile(r"://(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@")
-_CURL_USER = re.compile(r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)""")
+_CURL_USER = re.compile(
+    r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)"""
+)
 _URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
 
 
@@ -459,8 +468,8 @@ _CODE_WORDS = frozenset(b"code codes key keys".split())
 _RECOVERY_ANCHORS = ("recovery code", "backup code", "recovery key", "scratch code",
                      "emergency code", "rescue code")  # fmt: skip
 _RECOVERY_CODE = re.compile(
-    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*|\d{4}[ -]\d{4}|\d{8}|"
-    r"(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*"
+    r"|\d{4}[ -]\d{4}|\d{8}|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
 )
 _BITLOCKER = re.compile(r"(?<![0-9-])\d{6}(?:-\d{6}){7}(?![0-9-])")
 _REACH = 240
@@ -527,7 +536,9 @@ def has_foreign_password(text: Text) -> bool:
     if text.value.isascii():
         return False
     return any(
-        looks_like_password(match.group("value").rstrip("\"'`」』”»。.,"), quoted=False, strict=True)
+        looks_like_password(
+            match.group("value").rstrip("\"'`」』”»。.,"), quoted=False, strict=True
+        )
         for match in _FOREIGN_PASSWORD.finditer(text.value)
     )
 
@@ -542,11 +553,25 @@ _LOGIN_PAIR = re.compile(
 )
 
 
+_NAMED_AFTER = re.compile(
+    r"""(?:^|\s)["'`]?(?P<value>[^\s"'`]{6,64})["'`]?[ \t]+(?:is|was)[ \t]+(?:the|my|our|your)
+    [ \t]+(?:[\w-]+[ \t]+){0,2}(?:password|passphrase|passcode|pin)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
 def has_login_pair(text: Text) -> bool:
-    """A user name and password written as a pair after "login" or "credentials"."""
-    if not text.mentions(_LOGIN_WORDS):
-        return False
-    return any(
+    """A user name and password written as a pair after "login" or "credentials", or a
+    password named after it ("Xy7!… is the admin password")."""
+    if text.mentions(_LOGIN_WORDS) and any(
         looks_like_password(match.group("password").rstrip(".,;)"), quoted=False, strict=True)
         for match in _LOGIN_PAIR.finditer(text.value)
+    ):
+        return True
+    return text.mentions(_PASSWORD_NOUNS) and any(
+        looks_like_password(match.group("value"), quoted=False, strict=True)
+        for match in _NAMED_AFTER.finditer(text.value)
     )
+
+
+_PASSWORD_NOUNS = frozenset({b"password", b"passphrase", b"passcode"})

@@ -64,10 +64,6 @@ def _clusters(text: Text) -> list[tuple[int, int]]:
         start, end = match.span()
         while start and shape[start - 1] == 65:
             start -= 1
-        if start >= 3 and shape[start - 3 : start] == b"AA " and (
-            start == 3 or shape[start - 4] not in _ALNUM
-        ):
-            start -= 3
         if (start and shape[start - 1] in _ALNUM) or (end < len(shape) and shape[end] in _ALNUM):
             continue
         found.append((start, end))
@@ -88,6 +84,8 @@ def _has_national_number(text: Text) -> bool:
             continue
         signature = text.shape[start:end]
         pieces = [(start, end)]
+        if text.shape.startswith(b"AA ", start - 3):  # "AB 12 34 56 C"
+            pieces.append((start - 3, end))
         if b" " in signature:
             offset = start
             for piece in signature.split(b" "):
@@ -111,8 +109,10 @@ def _numbered(signature: bytes) -> bool:
     digits = signature.count(b"0")
     if digits >= 6:
         return True
-    return digits >= 2 and 6 <= len(signature) <= 12 and signature.count(b"A") + digits == len(
-        signature
+    return (
+        digits >= 2
+        and 6 <= len(signature) <= 12
+        and signature.count(b"A") + digits == len(signature)
     )
 
 

@@ -50,7 +50,9 @@ _BECH32_SECRET = re.compile(
     r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}|(?<![a-z0-9])nsec1[02-9ac-hj-np-z]{58}"
 )
 _EXTENDED = re.compile(r"(?<![A-Za-z0-9])[xtyzuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}")
-_WIF = re.compile(r"(?<![A-Za-z0-9])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?![A-Za-z0-9])")
+_WIF = re.compile(
+    r"(?<![A-Za-z0-9])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?![A-Za-z0-9])"
+)
 _RAW_KEY = re.compile(r"(?:0x)?[0-9a-fA-F]{64}|[A-Za-z0-9+/]{42,43}=|[1-9A-HJ-NP-Za-km-z]{85,90}")
 _SAID_KEY = re.compile(
     r"(?:private|secret|wallet|signing)[ _-]?key\b[^\n]{0,24}?(?P<key>(?:0x)?[0-9a-fA-F]{64})\b",

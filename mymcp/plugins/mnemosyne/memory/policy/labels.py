@@ -47,11 +47,12 @@ ssn ss itin ein tin taxpayer tfn nino nhs sin nas bsn burgerservicenummer sofinu
 personnummer personnr fødselsnummer fodselsnummer cpr henkilötunnus hetu kennitala pesel
 nip dni nie nif nss codice fiscale steuerid steuer steuernummer steueridentifikationsnummer idnr
 identifikationsnummer sozialversicherungsnummer svnr versicherungsnummer personalausweis
-ausweisnummer ausweis personalausweisnummer reisepass reisepassnummer passnummer passport passeport pasaporte passaporto paspoort
-passaporte pasport paszport cédula cedula curp rfc rut cuil cuit dui cpf aadhaar aadhar
+ausweisnummer ausweis personalausweisnummer reisepass reisepassnummer passnummer passport
+passeport pasaporte passaporto paspoort passaporte pasport paszport cédula cedula curp rfc rut
+cuil cuit dui cpf aadhaar aadhar
 nric hkid mykad nik ktp cnic iqama kimlik tckn cnp egn oib jmbg emšo emso snils снилс инн
 паспорт isikukood amka αμκα αφμ afm medicare medicaid mbi licence license dl ppsn pps ird
-nhi abn
+nhi abn pan
 """
 _IDENTITY_PHRASES = (
     ("social", "security"),

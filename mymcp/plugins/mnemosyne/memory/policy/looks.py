@@ -61,7 +61,7 @@ _REFERENCE = re.compile(
     \$[A-Za-z_{(]                      # $VAR, ${VAR}, $(command)
     | %[A-Za-z_][A-Za-z0-9_]*%         # %VAR%
     | \{[A-Za-z_][\w.]*\}              # {name}
-    | [A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)+$  # config.password, process.env.TOKEN
+    | [A-Za-z_$][A-Za-z_$]*\d{0,2}(?:\.[A-Za-z_$][A-Za-z_$]*\d{0,2})+$  # config.password
     | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$   # API_KEY, DB_PASSWORD
     | [\w.$]*[(\[]                     # getpass(), os.environ[...]
     | ~/ | \.\.?/ | [A-Za-z]:\\ | /[\w.-]+/ | /(?:run|etc|var|home|usr|tmp|opt|mnt|srv)\b  # paths

@@ -45,9 +45,7 @@ def _korea_rrn(number: str) -> bool:
 
 def _sweden(number: str) -> bool:
     digits = number[-10:]
-    return real_date(2000 + _two(digits, 0), _two(digits, 2), _two(digits, 4) % 60) and luhn(
-        digits
-    )
+    return real_date(2000 + _two(digits, 0), _two(digits, 2), _two(digits, 4) % 60) and luhn(digits)
 
 
 def _denmark(number: str) -> bool:
@@ -79,7 +77,11 @@ def _czech(number: str) -> bool:
     month = _two(number, 2) % 50 % 20
     if not real_date(2000 + _two(number, 0), month, _two(number, 4)):
         return False
-    return len(number) == 9 or int(number) % 11 == 0 or (int(number[:9]) % 11 == 10 and number[9] == "0")
+    return (
+        len(number) == 9
+        or int(number) % 11 == 0
+        or (int(number[:9]) % 11 == 10 and number[9] == "0")
+    )
 
 
 def _latvia(number: str) -> bool:
@@ -261,7 +263,9 @@ _CURP_ALPHABET = "0123456789ABCDEFGHIJKLMN\u00d1OPQRSTUVWXYZ"
 
 
 def _mexico_curp(number: str) -> bool:
-    if number[10] not in "HMX" or not real_date(2000 + _two(number, 4), _two(number, 6), _two(number, 8)):
+    if number[10] not in "HMX" or not real_date(
+        2000 + _two(number, 4), _two(number, 6), _two(number, 8)
+    ):
         return False
     total = sum(_CURP_ALPHABET.find(char) * (18 - index) for index, char in enumerate(number[:17]))
     return str((10 - total % 10) % 10) == number[17]

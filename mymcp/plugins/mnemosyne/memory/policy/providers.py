@@ -29,10 +29,7 @@ _B64URL = "A-Za-z0-9_-"
 # The first six groups are the original detectors, kept exactly, boundaries included.
 _ORIGINAL: tuple[tuple[str, str, str], ...] = (
     *((prefix, r"[A-Z0-9]{16}(?![A-Z0-9])", "A-Z0-9") for prefix in ("AKIA", "ASIA")),
-    *(
-        (f"gh{kind}_", r"[A-Za-z0-9]{20,}(?![A-Za-z0-9_])", "A-Za-z0-9_")
-        for kind in "pousr"
-    ),
+    *((f"gh{kind}_", r"[A-Za-z0-9]{20,}(?![A-Za-z0-9_])", "A-Za-z0-9_") for kind in "pousr"),
     ("github_pat_", r"[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])", "A-Za-z0-9_"),
     *((f"xox{kind}-", r"[A-Za-z0-9-]{10,}", "A-Za-z0-9-") for kind in "baprs"),
     *((f"{kind}k_live_", r"[A-Za-z0-9]{16,}", "A-Za-z0-9_") for kind in "sr"),
@@ -134,10 +131,7 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
     ("xkeysib-", r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("xsmtpsib-", r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("re_", r"[A-Za-z0-9]{8}_[A-Za-z0-9]{24}"),
-    *(
-        (first, r"[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}")
-        for first in "MNO"
-    ),
+    *((first, r"[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}") for first in "MNO"),
     *((first, r"\d{7,9}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])") for first in "123456789"),
     ("oauth:", r"[a-z0-9]{30}(?![A-Za-z0-9])"),
     # DevOps and SaaS
@@ -193,9 +187,7 @@ def _grouped(entries: Iterable[tuple[str, str]]) -> re.Pattern[str]:
 
 
 _ORIGINAL_RE = _grouped((prefix, rest) for prefix, rest, _ in _ORIGINAL)
-_ORIGINAL_BOUNDARY = {
-    prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _ORIGINAL
-}
+_ORIGINAL_BOUNDARY = {prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _ORIGINAL}
 _PREFIXED_RE = _grouped(_PREFIXED)
 _ALNUM_CHAR = re.compile(f"[{_ALNUM}]")
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from typing import cast
 
 __all__ = ["Text"]
 
@@ -139,4 +140,4 @@ class Text:
                     continue
                 found.append((begin, stop))
             self.cache["chunks"] = cached = found
-        return cached  # type: ignore[return-value]
+        return cast(list[tuple[int, int]], cached)
