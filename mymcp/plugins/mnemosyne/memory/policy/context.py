@@ -156,8 +156,8 @@ _OPERATOR = re.compile(
 # Prose between a password word and its value: "is", "ist", "est", "es", "é", "è", "är"…
 _LINKER = re.compile(
     r"""
-    (?:[ \t]+(?:for|of|to|on|at|in|für|pour|de|del|da|do|van|voor|för|til|dla|pro|za)
-       [ \t]+[^\n.!?:=]{1,40}?)?
+    (?:[ \t]+(?:for|of|to|on|at|in|für|pour|de|du|des|del|della|da|do|das|dos|van|von|voor|
+       för|til|af|dla|pro|za)[ \t]+(?:[^\n.!?:=]|\.(?=\S)){1,40}?)?
     [ \t]*(?P<op>:|=|—|–|->|\bis\b|\bwas\b|\bare\b|\bist\b|\blautet\b|\bwar\b|\best\b|\bes\b
        |\bé\b|\bè\b|\bär\b|\ber\b|\bon\b|\bje\b|\bto\b|\bjest\b|\beste\b|\badalah\b|\bialah\b)
     (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to|just|simply))?[ \t]*
@@ -223,7 +223,7 @@ _OPERATOR_START = frozenset("=:\"'`]>\uff1a-\u2014\u2013!<\u201c\u2018\u00ab")
 _LINKER_WORDS = frozenset(
     """
     is was are ist lautet war est es é è är er on je to jest este adalah ialah for of at in
-    für pour de del da do van voor för til dla pro za
+    für pour de du des del della da do das dos van von voor för til af dla pro za
     """.split()
 )
 
@@ -417,18 +417,24 @@ def _basic_credential(text: Text, at: int) -> bool:
     return bool(colon and user and password and plain.isprintable())
 
 
-_CURL_WORDS = frozenset({b"u", b"user"})
+_COMMAND_PASSWORD = re.compile(
+    r"""(?:\bsshpass\b[^\n]*?\s-p|\bmysql(?:dump)?\b[^\n]*?\s-p(?=\S)|\s/user:\S+)
+    [ \t]?["']?(?P<password>[^\s"']{4,})""",
+    re.VERBOSE,
+)
+_COMMAND_WORDS = frozenset({b"u", b"user", b"sshpass", b"mysql", b"mysqldump"})
 
 
 def has_url_credentials(text: Text) -> bool:
-    """A password in a URL (``scheme://user:password@host``) or in ``curl -u user:password``."""
+    """A password in a URL (``scheme://user:password@host``) or on a command line
+    (``curl -u user:password``, ``sshpass -p …``, ``mysql -p…``)."""
     for at in text.positions("://"):
         match = _URL_CREDENTIALS.match(text.value, at)
         if match is not None and not _URL_PLACEHOLDER.match(match.group("password")):
             return True
-    if not text.mentions(_CURL_WORDS):
+    if not text.mentions(_COMMAND_WORDS):
         return False
-    for match in _CURL_USER.finditer(text.value):
+    for match in (*_CURL_USER.finditer(text.value), *_COMMAND_PASSWORD.finditer(text.value)):
         password = match.group("password")
         if len(password) >= 4 and not is_not_a_secret(password):
             return True

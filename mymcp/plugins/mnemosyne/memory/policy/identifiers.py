@@ -54,6 +54,7 @@ _CLUSTER = re.compile(rb"0(?:[A0]|[-./+ ][A0]|\([A0]\))*")
 _NOT_AN_IDENTIFIER = re.compile(
     rb"0{4}[-./]0{2}[-./]0{2}|0{1,2}[-./]0{1,2}[-./]0{2,4}|0+\.00|0{1,2}:0{2}(?::0{2})?"
 )
+_YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
 _SEPARATORS = str.maketrans("", "", "-./+ ()")
 
 
@@ -97,7 +98,11 @@ def _has_national_number(text: Text) -> bool:
                 label = label_around(text, start, end)
                 if label != BENIGN:
                     return True
-        if _numbered(signature) and not _NOT_AN_IDENTIFIER.fullmatch(signature):
+        if (
+            _numbered(signature)
+            and not _NOT_AN_IDENTIFIER.fullmatch(signature)
+            and not _YEARS.fullmatch(text.value, start, end)
+        ):
             label = label or label_around(text, start, end)
             if label == IDENTITY:
                 return True

@@ -52,7 +52,13 @@ passeport pasaporte passaporto paspoort passaporte pasport paszport cédula cedu
 cuil cuit dui cpf aadhaar aadhar
 nric hkid mykad nik ktp cnic iqama kimlik tckn cnp egn oib jmbg emšo emso snils снилс инн
 паспорт isikukood amka αμκα αφμ afm medicare medicaid mbi licence license dl ppsn pps ird
-nhi abn pan
+nhi abn pan rg
+"""
+_NATIONALITIES = """
+african american british canadian indian chinese japanese korean brazilian mexican german
+french spanish italian dutch swedish norwegian danish finnish polish turkish israeli saudi
+emirati kenyan nigerian egyptian pakistani indonesian malaysian thai filipino vietnamese
+resident voter civil citizen citizens government
 """
 _IDENTITY_PHRASES = (
     ("social", "security"),
@@ -82,7 +88,16 @@ _IDENTITY_PHRASES = (
     ("pan", "number"),
     ("ni", "number"),
     ("ni", "no"),
+    ("sécurité", "sociale"),
+    ("securite", "sociale"),
+    ("seguridad", "social"),
+    ("seguro", "social"),
+    ("segurança", "social"),
+    ("previdenza", "sociale"),
+    *((nationality, "id") for nationality in _NATIONALITIES.split()),
 )
+# "ID number" names an identity number unless a word such as "order" stands before it.
+_ID_PHRASES = frozenset({("id", "number"), ("id", "no"), ("id", "nr"), ("id", "num")})
 # Labels written without spaces in their script; found inside a longer run of letters.
 _IDENTITY_INFIXES = (
     "身份证", "身份證", "居民身份", "マイナンバー", "個人番号", "주민등록", "주민번호", "护照",
@@ -113,7 +128,10 @@ def _infix(word: str) -> str | None:
 
 def _nearest(words: list[str]) -> str | None:
     for index in range(len(words) - 1, -1, -1):
-        if index and (words[index - 1], words[index]) in _PHRASES:
+        pair = (words[index - 1], words[index]) if index else ("", "")
+        if pair in _PHRASES:
+            return IDENTITY
+        if pair in _ID_PHRASES and (index < 2 or _LABELS.get(words[index - 2]) != BENIGN):
             return IDENTITY
         word = words[index]
         found = _LABELS.get(word) or _infix(word)
