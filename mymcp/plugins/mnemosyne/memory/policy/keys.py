@@ -124,7 +124,9 @@ _SEED_WORDS = frozenset(
 )
 _SEED_REACH = 400
 _WORD = re.compile(r"[a-z]+")
-_GAP = re.compile(r"[\s\d.,;:)(\-]*")
+# What may stand between two words of a phrase: spaces, commas, list numbers ("1.", "2)").
+# A colon ends a run, so the label in "seed phrase: …" is not counted as a word.
+_GAP = re.compile(r"[\s\d.,;)(\-]*")
 _SEED_LENGTH = 12
 
 

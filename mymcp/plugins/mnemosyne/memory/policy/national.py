@@ -9,6 +9,7 @@ scheme; :data:`FORMATS` says how each is written in text, as a :class:`Text` sha
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from mymcp.plugins.mnemosyne.memory.policy.checksums import (
@@ -40,7 +41,10 @@ def _cpf(number: str) -> bool:  # Brazil
 def _korea_rrn(number: str) -> bool:
     century = {"1": 1900, "2": 1900, "5": 1900, "6": 1900, "3": 2000, "4": 2000, "7": 2000}
     base = century.get(number[6], 1800 if number[6] in "90" else 2000)
-    return real_date(base + _two(number, 0), _two(number, 2), _two(number, 4))
+    if not real_date(base + _two(number, 0), _two(number, 2), _two(number, 4)):
+        return False
+    check = (11 - weighted(number, (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)) % 11) % 10
+    return number[12] == str(check)
 
 
 def _sweden(number: str) -> bool:
@@ -123,7 +127,7 @@ def _cuit(number: str) -> bool:  # Argentina
     if number[:2] not in {"20", "23", "24", "27", "30", "33", "34"}:
         return False
     check = (11 - weighted(number, (5, 4, 3, 2, 7, 6, 5, 4, 3, 2)) % 11) % 11
-    return check != 10 and number[10] == str(check)
+    return number[10] == str(9 if check == 10 else check)
 
 
 def _malaysia(number: str) -> bool:
@@ -169,11 +173,14 @@ def _norway(number: str) -> bool:
 
 
 def _germany_tax(number: str) -> bool:
-    counts = sorted(number[:10].count(digit) for digit in set(number[:10]))
-    return number[0] != "0" and counts[-1] in (2, 3) and iso7064_mod11_10(number)
+    # In the first ten digits exactly one digit repeats (twice or three times).
+    repeated = [count for count in Counter(number[:10]).values() if count > 1]
+    return number[0] != "0" and repeated in ([2], [3]) and iso7064_mod11_10(number)
 
 
 def _south_africa(number: str) -> bool:
+    if number[10] not in "012":
+        return False
     return real_date(2000 + _two(number, 0), _two(number, 2), _two(number, 4)) and luhn(number)
 
 
