@@ -422,7 +422,7 @@ _COMMAND_PASSWORD = re.compile(
     [ \t]?["']?(?P<password>[^\s"']{4,})""",
     re.VERBOSE,
 )
-_COMMAND_WORDS = frozenset({b"u", b"user", b"sshpass", b"mysql", b"mysqldump"})
+_COMMAND_WORDS = frozenset({b"sshpass", b"mysql", b"mysqldump"})
 
 
 def has_url_credentials(text: Text) -> bool:
@@ -432,9 +432,13 @@ def has_url_credentials(text: Text) -> bool:
         match = _URL_CREDENTIALS.match(text.value, at)
         if match is not None and not _URL_PLACEHOLDER.match(match.group("password")):
             return True
-    if not text.mentions(_COMMAND_WORDS):
-        return False
-    for match in (*_CURL_USER.finditer(text.value), *_COMMAND_PASSWORD.finditer(text.value)):
+    value = text.value
+    matches = []
+    if " -u" in value or "--user" in value:
+        matches += _CURL_USER.finditer(value)
+    if text.mentions(_COMMAND_WORDS) or "/user:" in value:
+        matches += _COMMAND_PASSWORD.finditer(value)
+    for match in matches:
         password = match.group("password")
         if len(password) >= 4 and not is_not_a_secret(password):
             return True
@@ -471,8 +475,7 @@ _MFA_ANCHORS = ("totp", "2fa", "mfa", "authenticator", "otp", "factor")
 _BASE32_SEED = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z2-7]{4}[ -]?){3,}[A-Z2-7]{4,}(?![A-Za-z0-9])")
 _RECOVERY_WORDS = frozenset(b"recovery backup scratch emergency rescue".split())
 _CODE_WORDS = frozenset(b"code codes key keys".split())
-_RECOVERY_ANCHORS = ("recovery code", "backup code", "recovery key", "scratch code",
-                     "emergency code", "rescue code")  # fmt: skip
+_CODE_AFTER = re.compile(r"[ \t]+(?:codes?|keys?)\b")
 _RECOVERY_CODE = re.compile(
     r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*"
     r"|\d{4}[ -]\d{4}|\d{8}|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
@@ -491,13 +494,15 @@ def has_mfa_secret(text: Text) -> bool:
                 window = text.value[at : at + _REACH]
                 if any(_seed_like(match.group()) for match in _BASE32_SEED.finditer(window)):
                     return True
-    if not (text.mentions(_RECOVERY_WORDS) and text.mentions(_CODE_WORDS)):
-        return _has_bitlocker_key(text)
-    for word in _RECOVERY_ANCHORS:
-        for at in text.positions(word):
-            window = text.value[at + len(word) : at + len(word) + _REACH]
-            if any(_code_like(match.group()) for match in _RECOVERY_CODE.finditer(window)):
-                return True
+    if text.mentions(_CODE_WORDS):
+        for word in text.words & _RECOVERY_WORDS:
+            for at in text.positions(word.decode()):
+                named = _CODE_AFTER.match(text.lower, at + len(word))
+                if named is None:
+                    continue
+                window = text.value[named.end() : named.end() + _REACH]
+                if any(_code_like(match.group()) for match in _RECOVERY_CODE.finditer(window)):
+                    return True
     return _has_bitlocker_key(text)
 
 
@@ -509,7 +514,10 @@ def _has_bitlocker_key(text: Text) -> bool:
 
 def _seed_like(candidate: str) -> bool:
     compact = candidate.replace(" ", "").replace("-", "")
-    return len(compact) >= 16 and sum(char.isdigit() for char in compact) >= 2
+    if len(compact) < 16:
+        return False
+    # Grouped capitals could be shouted prose ("THIS WILL MAKE SURE"); a seed has digits.
+    return compact == candidate or sum(char.isdigit() for char in compact) >= 2
 
 
 def _code_like(candidate: str) -> bool:
@@ -524,14 +532,17 @@ def _bitlocker_groups(candidate: str) -> bool:
 
 # --- passwords in other scripts ----------------------------------------------------------
 
-_FOREIGN_PASSWORD = re.compile(
-    r"""(?:пароль|парола|лозинка|密码|密碼|口令|パスワード|暗証番号|비밀번호|암호|
-    كلمة\s(?:المرور|السر)|رمز\s(?:عبور|المرور)|סיסמ[הא]|पासवर्ड|รหัสผ่าน|mật\skhẩu|
-    hasło|şifre|jelszó|lösenord(?:et)?|contraseña|κωδικός|parolă|slaptažodis|lykilorð|
-    salasõna|adgangskoden|passordet|wachtwoord)
-    [^\n]{0,24}?
+_FOREIGN_WORDS = (
+    "пароль", "парола", "лозинка", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
+    "암호", "كلمة المرور", "كلمة السر", "رمز عبور", "رمز المرور", "סיסמ", "पासवर्ड", "รหัสผ่าน",
+    "mật khẩu", "hasło", "şifre", "jelszó", "lösenord", "contraseña", "κωδικός", "parolă",
+    "slaptažodis", "lykilorð", "salasõna",
+)  # fmt: skip
+# After the word: a short gap, a linker ("：", "是", "는", "—", "je"…) and an ASCII value.
+_FOREIGN_VALUE = re.compile(
+    r"""[^\n]{0,24}?
     (?:[:：=—–-]|\s(?:to|je|jest|este|es|är|er|ist|est|είναι|là|adalah|это)\s|是|为|為|は|는|은|
-    هي|هو|היא|הוא|है|คือ|:)
+    هي|هو|היא|הוא|है|คือ)
     \s*["'`「『“«]?(?P<value>[!-~]{4,64})""",
     re.VERBOSE | re.IGNORECASE,
 )
@@ -541,43 +552,51 @@ def has_foreign_password(text: Text) -> bool:
     """A password stated in a language written outside ASCII ("пароль: …", "密码是…")."""
     if text.value.isascii():
         return False
-    return any(
-        looks_like_password(
-            match.group("value").rstrip("\"'`」』”»。.,"), quoted=False, strict=True
-        )
-        for match in _FOREIGN_PASSWORD.finditer(text.value)
-    )
+    for word in _FOREIGN_WORDS:
+        for at in text.positions(word):
+            match = _FOREIGN_VALUE.match(text.value, at + len(word))
+            if match is None:
+                continue
+            value = match.group("value").rstrip("\"'`」』”»。.,")
+            if looks_like_password(value, quoted=False, strict=True):
+                return True
+    return False
 
 
 # --- "login: user / password" ------------------------------------------------------------
 
-_LOGIN_WORDS = frozenset(b"login logins credentials credential creds signin sign".split())
+_LOGIN_WORDS = frozenset(b"login credentials credential creds signin sign".split())
 _LOGIN_PAIR = re.compile(
     r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b[^\n:=]{0,30}[:=][ \t]*"
     r"(?P<user>[^\s/:]{1,64})[ \t]*[/:][ \t]*(?P<password>\S{4,64})",
     re.IGNORECASE,
 )
-
-
-_NAMED_AFTER = re.compile(
+# "… Xy7!k2 is the admin password": the value stands before the word.
+_NAMED_BEFORE = re.compile(
     r"""(?:^|\s)["'`]?(?P<value>[^\s"'`]{6,64})["'`]?[ \t]+(?:is|was)[ \t]+(?:the|my|our|your)
-    [ \t]+(?:[\w-]+[ \t]+){0,2}(?:password|passphrase|passcode|pin)\b""",
+    [ \t]+(?:[\w-]+[ \t]+){0,2}$""",
     re.IGNORECASE | re.VERBOSE,
 )
+_PASSWORD_NOUNS = ("password", "passphrase", "passcode")
 
 
 def has_login_pair(text: Text) -> bool:
     """A user name and password written as a pair after "login" or "credentials", or a
     password named after it ("Xy7!… is the admin password")."""
-    if text.mentions(_LOGIN_WORDS) and any(
-        looks_like_password(match.group("password").rstrip(".,;)"), quoted=False, strict=True)
-        for match in _LOGIN_PAIR.finditer(text.value)
-    ):
-        return True
-    return text.mentions(_PASSWORD_NOUNS) and any(
-        looks_like_password(match.group("value"), quoted=False, strict=True)
-        for match in _NAMED_AFTER.finditer(text.value)
-    )
-
-
-_PASSWORD_NOUNS = frozenset({b"password", b"passphrase", b"passcode"})
+    for word in text.words & _LOGIN_WORDS:
+        for at in text.positions(word.decode()):
+            match = _LOGIN_PAIR.match(text.value, at)
+            password = match.group("password").rstrip(".,;)") if match else ""
+            if password and looks_like_password(password, quoted=False, strict=True):
+                return True
+    for noun in _PASSWORD_NOUNS:
+        if noun.encode() not in text.words:
+            continue
+        for at in text.positions(noun):
+            before = text.lower[max(0, at - 40) : at]
+            if " is " not in before and " was " not in before:
+                continue
+            match = _NAMED_BEFORE.search(text.value, max(0, at - 120), at)
+            if match and looks_like_password(match.group("value"), quoted=False, strict=True):
+                return True
+    return False

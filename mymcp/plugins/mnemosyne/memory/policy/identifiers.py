@@ -17,7 +17,12 @@ from __future__ import annotations
 
 import re
 
-from mymcp.plugins.mnemosyne.memory.policy.labels import BENIGN, IDENTITY, label_around
+from mymcp.plugins.mnemosyne.memory.policy.labels import (
+    BENIGN,
+    IDENTITY,
+    label_around,
+    may_name_an_identity,
+)
 from mymcp.plugins.mnemosyne.memory.policy.national import FORMATS
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
@@ -50,9 +55,10 @@ def _has_ssn(text: Text) -> bool:
 
 
 # Digits, then digits or capitals, single separators and "(d)" check digits.
-_CLUSTER = re.compile(rb"0(?:[A0]|[-./+ ][A0]|\([A0]\))*")
+_CLUSTER = re.compile(rb"0(?:[A0]|[-./+ ][A0]|\([A0]\)){4,}")
+# Dates, decimal amounts and IPv4 addresses are numbers, not identifiers.
 _NOT_AN_IDENTIFIER = re.compile(
-    rb"0{4}[-./]0{2}[-./]0{2}|0{1,2}[-./]0{1,2}[-./]0{2,4}|0+\.00|0{1,2}:0{2}(?::0{2})?"
+    rb"0{4}[-./]0{2}[-./]0{2}|0{1,2}[-./]0{1,2}[-./]0{2,4}|0+\.00|0{1,3}(?:\.0{1,3}){3}"
 )
 _YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
 _SEPARATORS = str.maketrans("", "", "-./+ ()")
@@ -80,6 +86,7 @@ def _formatted(text: Text, start: int, end: int) -> bool:
 
 
 def _has_national_number(text: Text) -> bool:
+    labelled = may_name_an_identity(text)
     for start, end in _clusters(text):
         if start and text.value[start - 1] == "+":
             continue
@@ -99,7 +106,8 @@ def _has_national_number(text: Text) -> bool:
                 if label != BENIGN:
                     return True
         if (
-            _numbered(signature)
+            labelled
+            and _numbered(signature)
             and not _NOT_AN_IDENTIFIER.fullmatch(signature)
             and not _YEARS.fullmatch(text.value, start, end)
         ):

@@ -111,9 +111,13 @@ def has_key_material(text: Text) -> bool:
     for assignment in assignments(text):
         if assignment.kind == "private" and _RAW_KEY.fullmatch(assignment.value):
             return True
-    if b"key" in text.words and text.mentions(_KEY_QUALIFIERS):
-        return _SAID_KEY.search(text.value) is not None
-    return False
+    if b"key" not in text.words:
+        return False
+    return any(
+        _SAID_KEY.match(text.value, at)
+        for word in text.words & _KEY_QUALIFIERS
+        for at in text.positions(word.decode())
+    )
 
 
 _KEY_QUALIFIERS = frozenset({b"private", b"secret", b"wallet", b"signing"})

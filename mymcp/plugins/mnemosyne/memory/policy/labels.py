@@ -16,7 +16,7 @@ import re
 
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
-__all__ = ["BENIGN", "CARD", "IDENTITY", "label_around"]
+__all__ = ["BENIGN", "CARD", "IDENTITY", "label_around", "may_name_an_identity"]
 
 BENIGN = "benign"
 CARD = "card"
@@ -112,6 +112,17 @@ _LABELS: dict[str, str] = {
 }
 _PHRASES = {phrase: IDENTITY for phrase in _IDENTITY_PHRASES}
 _WORDS = re.compile(r"[^\W\d_]+")
+# Every ASCII word that can start an identity label, to skip the search when none occurs.
+_IDENTITY_KEYS = frozenset(
+    word.encode()
+    for word in (*_IDENTITY_WORDS.split(), *(first for first, _ in _IDENTITY_PHRASES), "id")
+    if word.isascii()
+)
+
+
+def may_name_an_identity(text: Text) -> bool:
+    """False when no word of the text can be (part of) an identity label."""
+    return not text.value.isascii() or text.mentions(_IDENTITY_KEYS)
 _BEFORE = 48
 _AFTER = 24
 

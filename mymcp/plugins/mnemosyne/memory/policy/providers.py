@@ -173,8 +173,9 @@ _PREFIXED: tuple[tuple[str, str], ...] = (
 def _grouped(entries: Iterable[tuple[str, str]]) -> re.Pattern[str]:
     """One pattern for every (prefix, rest), the prefixes grouped by their first character.
 
-    The engine then tests each position against one branch per first character, each
-    branch opening with a literal it can reject in one comparison.
+    The pattern opens with "no letter or digit before": inside a run of letters and digits
+    (most positions of a token) the engine rejects a position with one comparison; at the
+    start of a token it tests one branch per first character, each opening with a literal.
     """
     groups: dict[str, list[str]] = defaultdict(list)
     for prefix, rest in entries:
@@ -183,13 +184,18 @@ def _grouped(entries: Iterable[tuple[str, str]]) -> re.Pattern[str]:
         re.escape(first) + "(?:" + "|".join(sorted(items, key=len, reverse=True)) + ")"
         for first, items in sorted(groups.items())
     )
-    return re.compile("|".join(branches))
+    return re.compile("(?<![A-Za-z0-9])(?:" + "|".join(branches) + ")")
 
 
-_ORIGINAL_RE = _grouped((prefix, rest) for prefix, rest, _ in _ORIGINAL)
-_ORIGINAL_BOUNDARY = {prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _ORIGINAL}
+# AKIA/ASIA keys may follow a small letter ("xAKIA…" is refused): their own rule.
+_AWS = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
+_ORIGINAL_RE = _grouped(
+    (prefix, rest) for prefix, rest, _ in _ORIGINAL if prefix not in ("AKIA", "ASIA")
+)
+_ORIGINAL_BOUNDARY = {
+    prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _ORIGINAL
+}
 _PREFIXED_RE = _grouped(_PREFIXED)
-_ALNUM_CHAR = re.compile(f"[{_ALNUM}]")
 
 # Structured secrets without a literal prefix, each behind a cheap literal marker.
 _MARKED: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -201,28 +207,24 @@ _PLACEHOLDER_BODY = re.compile(r"[xX]{4}|0{8}|your|here|placeholder|redact|dummy
 
 
 def _original_at(chunk: str) -> bool:
-    at = 0
-    while (match := _ORIGINAL_RE.search(chunk, at)) is not None:
+    if ("AKIA" in chunk or "ASIA" in chunk) and any(
+        not _PLACEHOLDER_BODY.search(match.group(), 4) for match in _AWS.finditer(chunk)
+    ):
+        return True
+    for match in _ORIGINAL_RE.finditer(chunk):
         start = match.start()
         prefix = next(p for p in _ORIGINAL_BOUNDARY if chunk.startswith(p, start))
-        if (start == 0 or not _ORIGINAL_BOUNDARY[prefix].match(chunk[start - 1])) and not (
-            _PLACEHOLDER_BODY.search(match.group(), len(prefix))
-        ):
+        if start and _ORIGINAL_BOUNDARY[prefix].match(chunk[start - 1]):
+            continue
+        if not _PLACEHOLDER_BODY.search(match.group(), len(prefix)):
             return True
-        at = start + 1
     return False
 
 
 def _prefixed_at(chunk: str) -> bool:
-    at = 0
-    while (match := _PREFIXED_RE.search(chunk, at)) is not None:
-        start = match.start()
-        if (start == 0 or not _ALNUM_CHAR.match(chunk[start - 1])) and not (
-            _PLACEHOLDER_BODY.search(match.group())
-        ):
-            return True
-        at = start + 1
-    return False
+    return any(
+        not _PLACEHOLDER_BODY.search(match.group()) for match in _PREFIXED_RE.finditer(chunk)
+    )
 
 
 def _marked_at(chunk: str) -> bool:
@@ -259,7 +261,19 @@ def has_webhook_url(text: Text) -> bool:
     """An incoming-webhook URL whose path carries its secret."""
     if not text.mentions(_WEBHOOK_WORDS):
         return False
-    for match in _WEBHOOKS.finditer(text.value):
+    for begin, stop in text.chunks():
+        if not any(word in text.lower[begin:stop] for word in _WEBHOOK_PIECES):
+            continue
+        if _webhook_in(text.value[begin:stop]):
+            return True
+    return False
+
+
+_WEBHOOK_PIECES = ("hook", "googleapis", "ifttt")
+
+
+def _webhook_in(chunk: str) -> bool:
+    for match in _WEBHOOKS.finditer(chunk):
         secret = next(group for group in match.groups() if group is not None)
         if _PLACEHOLDER_BODY.search(secret):
             continue
