@@ -1142,7 +1142,7 @@ HAND_SENSITIVE: dict[str, list[str]] = {
         "Cookie: _ga=GA1.2.123; __Secure-next-auth.session-token=eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..Abc123.Def456Ghi789Jkl012.Mno345",
         "Authenticator secret: JBSWY3DPEHPK3PXP",
         "Apple recovery key: 7HKD-2M9Q-XPLR-4TWN-8CJB-5FYG-6SVE",
-        "BitLocker recovery key 123456-654321-111111-222222-333333-444444-555555-666666",
+        "BitLocker recovery key 123453-654324-111111-222222-333333-444444-555555-666666",
         "session JWT: eyJhbGciOiJSUzI1NiIsImtpZCI6IjEyMyJ9.eyJzdWIiOiJhbGljZSIsImV4cCI6MTcwMDAwMDAwMH0.c2lnbmF0dXJl",
     ],
     "messaging tokens and webhooks": [

@@ -62,7 +62,9 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             "-----END EC PRIVATE KEY-----",
             "-----BEGIN PGP SECRET KEY BLOCK-----",
             "PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1",
-            json.dumps({"kty": "OKP", "crv": "Ed25519", "x": rand(B64URL, 43), "d": rand(B64URL, 43)}),
+            json.dumps(
+                {"kty": "OKP", "crv": "Ed25519", "x": rand(B64URL, 43), "d": rand(B64URL, 43)}
+            ),
             f"body: MIIEpAIBAAKCAQEA{rand(B64, 60)}",
             f"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ{rand(B64, 40)}",
             "client-key-data: "
@@ -154,7 +156,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             + rand(ALNUM, 24),
             f"https://discord.com/api/webhooks/{rand(string.digits, 19)}/{rand(B64URL, 68)}",
             f"https://contoso.webhook.office.com/webhookb2/{rand(HEX, 32)}@{rand(HEX, 32)}",
-            f"https://chat.mattermost.example.com/hooks/{rand(string.ascii_lowercase + '0123456789', 26)}",
+            "https://chat.mattermost.example.com/hooks/" + rand(string.ascii_lowercase + "01", 26),
         ],
         [
             "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
@@ -238,7 +240,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
             "otpauth://totp/Acme:alice?secret=JBSWY3DPEHPK3PXP&issuer=Acme",
             "2FA setup key: JBSW Y3DP EHPK 3PXP",
             "recovery codes: 3f4a9-8b2c1 7d6e5-4f3a2",
-            "BitLocker " + "-".join(f"{11 * n:06d}" for n in (1234, 5678, 9012, 3456, 7890, 1, 22, 333)),
+            "BitLocker "
+            + "-".join(f"{11 * n:06d}" for n in (1234, 5678, 9012, 3456, 7890, 1, 22, 333)),
         ],
         [
             "Enable 2FA and keep the recovery codes offline.",
@@ -343,14 +346,18 @@ def test_detector_stays_quiet(name: str, text: str) -> None:
 def test_each_detector_reports_its_reason(name: str, reason: str) -> None:
     for text in CASES[name][0]:
         earlier = [
-            other for other, (_, detector) in DETECTORS.items() if other != name and detector(Text(text))
+            other
+            for other, (_, detector) in DETECTORS.items()
+            if other != name and detector(Text(text))
         ]
         if not earlier:
             assert policy.first_violation(text) == reason
 
 
 def test_reasons_follow_the_table_order() -> None:
-    seed = "seed: abandon ability able about above absent absorb abstract absurd abuse access accident"
+    seed = (
+        "seed: abandon ability able about above absent absorb abstract absurd abuse access accident"
+    )
     assert policy.first_violation(f"{seed} card {luhn_complete('4', 16)}") == PRIVATE
     webhook = f"https://discord.com/api/webhooks/{rand(string.digits, 19)}/{rand(B64URL, 68)}"
     assert policy.first_violation(f"{webhook} {jwt()}") == CREDENTIAL
@@ -366,7 +373,9 @@ _CONTEXT = ("commit {}", "digest {}", "request id {}", "see {} for details", "{}
 
 @PROPERTY
 @given(st.sampled_from(_CONTEXT), st.integers(16, 64), st.randoms())
-def test_hex_digests_and_ids_are_stored(template: str, size: int, random: st.SearchStrategy) -> None:
+def test_hex_digests_and_ids_are_stored(
+    template: str, size: int, random: st.SearchStrategy
+) -> None:
     value = "".join(random.choice(HEX) for _ in range(size))  # type: ignore[attr-defined]
     assert policy.first_violation(template.format(value)) is None
 
@@ -449,7 +458,9 @@ def test_dni_is_refused_exactly_when_its_letter_matches(number: str, letter: str
     st.text(string.digits, min_size=7, max_size=7),
     st.sampled_from(string.ascii_uppercase),
 )
-def test_nie_is_refused_exactly_when_its_letter_matches(first: str, number: str, letter: str) -> None:
+def test_nie_is_refused_exactly_when_its_letter_matches(
+    first: str, number: str, letter: str
+) -> None:
     value = first + number + letter
     assert national._spain_nie(value) == stdnum_nie.is_valid(value)
 
@@ -462,7 +473,12 @@ def test_codice_fiscale_check_letter_matches_stdnum(letter: str) -> None:
 
 
 @PROPERTY
-@given(st.integers(1950, 2009), st.integers(1, 12), st.integers(1, 28), st.text(string.digits, min_size=3, max_size=3))
+@given(
+    st.integers(1950, 2009),
+    st.integers(1, 12),
+    st.integers(1, 28),
+    st.text(string.digits, min_size=3, max_size=3),
+)
 def test_every_valid_china_id_is_accepted(year: int, month: int, day: int, serial: str) -> None:
     body = f"110105{year}{month:02d}{day:02d}{serial}"
     number = body + mod_11_2.calc_check_digit(body)

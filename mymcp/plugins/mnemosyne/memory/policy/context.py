@@ -273,10 +273,23 @@ def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
     if kind is None:
         return None
     flag = value[raw_start:start].endswith("--")
-    return _value_after(text, end, kind, parts[-1], flag=flag, xml=before == "<")
+    if flag and parts[-1] == "key" and (len(parts) < 2 or parts[-2] not in _FLAG_KEY_QUALIFIERS):
+        return None
+    if parts == ["pass"] and value[:start].rstrip().endswith(":"):
+        return None  # Python's "…: pass"
+    single = spaced or len(parts) == 1
+    return _value_after(text, end, kind, parts[-1], flag=flag, xml=before == "<", single=single)
 
 
-_INSIDE_A_REFERENCE = frozenset("{$%")
+# A name right after these is part of a reference or a path: ${DB_PASSWORD}, %TOKEN%,
+# /oauth/token, C:\\keys\\secret.
+_INSIDE_A_REFERENCE = frozenset("{$%/\\#")
+# Keys of a command-line flag (--api-key …) that name a credential; --generate-key does not.
+_FLAG_KEY_QUALIFIERS = frozenset(
+    "api access secret private auth client app consumer account shared service master signing "
+    "encryption license licence subscription admin deploy webhook bot user personal storage "
+    "sas jwt hmac session root server merchant functions maps".split()
+)
 _PREVIOUS_WORD = re.compile(r"([A-Za-z][A-Za-z-]*)[ \t]+$")
 # "the Wi-Fi key is …": a network key is a password.
 _NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan", "wpa", "wpa2", "wpa3", "psk", "network"})
@@ -302,14 +315,16 @@ def _join(text: Text, end: int, *, flag: bool, xml: bool) -> tuple[str, int]:
 
 
 def _value_after(
-    text: Text, end: int, kind: str, last: str, *, flag: bool, xml: bool
+    text: Text, end: int, kind: str, last: str, *, flag: bool, xml: bool, single: bool
 ) -> Assignment | None:
     mode, at = _join(text, end, flag=flag, xml=xml)
     literal = _literal(text.value, at)
     if literal is None:
         return None
     found, quoted = literal
-    if mode == "bare" and kind == "password" and not quoted and not looks_strong(found):
+    if mode == "bare" and not single:
+        return None  # "xoxb-your-token 3f9a…": only a plain word is followed by its value
+    if mode == "bare" and kind == "password" and not quoted and not _bare_password(last, found):
         return None
     continues = (
         mode == "colon"
@@ -318,6 +333,19 @@ def _value_after(
         and _CONTINUES.match(text.value, at + len(found)) is not None
     )
     return Assignment(kind, last, found, quoted, mode, continues)
+
+
+# "password Tr0ub4dor&3": without any operator only a full password word and a short,
+# strong value count ("pass" is also Python's statement, "X-API-Key" a header name).
+_BARE_NAMES = frozenset(
+    "password passwd passphrase pass passwort kennwort wachtwoord senha".split()
+)
+
+
+def _bare_password(last: str, found: str) -> bool:
+    if last not in _BARE_NAMES or len(found) > 32 or any(char in found for char in ":/.()?=&"):
+        return False
+    return looks_strong(found)
 
 
 def _literal(value: str, at: int) -> tuple[str, bool] | None:
@@ -433,7 +461,7 @@ def has_url_credentials(text: Text) -> bool:
         if match is not None and not _URL_PLACEHOLDER.match(match.group("password")):
             return True
     value = text.value
-    matches = []
+    matches: list[re.Match[str]] = []
     if " -u" in value or "--user" in value:
         matches += _CURL_USER.finditer(value)
     if text.mentions(_COMMAND_WORDS) or "/user:" in value:
@@ -445,8 +473,9 @@ def has_url_credentials(text: Text) -> bool:
     return False
 
 
-_COOKIE = re.compile(r"""cookie["']?\s*[:=]\s*(?P<pairs>[^\n]{1,2000})""", re.IGNORECASE)
+_COOKIE = re.compile(r"""cookie["']?[ \t]*[:=][ \t]*(?P<pairs>[^\n]{1,2000})""", re.IGNORECASE)
 _COOKIE_PAIR = re.compile(r"""(?P<name>[^=;,\s"']+)=(?P<value>[^;,\s"']+)""")
+_COOKIE_SEPARATOR = re.compile(r";[ \t]*")
 
 
 def has_session_cookie(text: Text) -> bool:
@@ -457,12 +486,21 @@ def has_session_cookie(text: Text) -> bool:
         match = _COOKIE.match(text.value, at)
         if match is None:
             continue
-        for pair in _COOKIE_PAIR.finditer(match.group("pairs")):
-            if pair.group("name").lower() in _COOKIE_ATTRIBUTES:
-                continue
-            if looks_random(pair.group("value"), minimum=16):
+        for name, cookie in _cookie_pairs(match.group("pairs")):
+            if name.lower() not in _COOKIE_ATTRIBUTES and looks_random(cookie, minimum=16):
                 return True
     return False
+
+
+def _cookie_pairs(header: str) -> Iterator[tuple[str, str]]:
+    """The ``name=value`` pairs of a cookie header, up to the first thing that is not one."""
+    at = 0
+    while (pair := _COOKIE_PAIR.match(header, at)) is not None:
+        yield pair.group("name"), pair.group("value")
+        separator = _COOKIE_SEPARATOR.match(header, pair.end())
+        if separator is None:
+            return
+        at = separator.end()
 
 
 _COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite priority".split())
@@ -480,6 +518,8 @@ _RECOVERY_CODE = re.compile(
     r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*"
     r"|\d{4}[ -]\d{4}|\d{8}|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
 )
+# Between "recovery codes" and the first code: a few words at most, then ":" or a line break.
+_CODES_START = re.compile(r"[^\n:]{0,24}(?::|\n)\s*")
 _BITLOCKER = re.compile(r"(?<![0-9-])\d{6}(?:-\d{6}){7}(?![0-9-])")
 _REACH = 240
 
@@ -495,13 +535,12 @@ def has_mfa_secret(text: Text) -> bool:
                 if any(_seed_like(match.group()) for match in _BASE32_SEED.finditer(window)):
                     return True
     if text.mentions(_CODE_WORDS):
-        for word in text.words & _RECOVERY_WORDS:
-            for at in text.positions(word.decode()):
-                named = _CODE_AFTER.match(text.lower, at + len(word))
+        for recovery in text.words & _RECOVERY_WORDS:
+            for at in text.positions(recovery.decode()):
+                named = _CODE_AFTER.match(text.lower, at + len(recovery))
                 if named is None:
                     continue
-                window = text.value[named.end() : named.end() + _REACH]
-                if any(_code_like(match.group()) for match in _RECOVERY_CODE.finditer(window)):
+                if _codes_follow(text.value, named.end()):
                     return True
     return _has_bitlocker_key(text)
 
@@ -518,6 +557,16 @@ def _seed_like(candidate: str) -> bool:
         return False
     # Grouped capitals could be shouted prose ("THIS WILL MAKE SURE"); a seed has digits.
     return compact == candidate or sum(char.isdigit() for char in compact) >= 2
+
+
+def _codes_follow(value: str, at: int) -> bool:
+    start = _CODES_START.match(value, at)
+    if start is None:
+        return False
+    window = value[start.end() : start.end() + _REACH]
+    codes = [m.group() for m in _RECOVERY_CODE.finditer(window) if _code_like(m.group())]
+    first = _RECOVERY_CODE.match(window)
+    return first is not None and (len(codes) >= 2 or len(first.group()) >= 16)
 
 
 def _code_like(candidate: str) -> bool:
@@ -540,7 +589,7 @@ _FOREIGN_WORDS = (
 )  # fmt: skip
 # After the word: a short gap, a linker ("：", "是", "는", "—", "je"…) and an ASCII value.
 _FOREIGN_VALUE = re.compile(
-    r"""[^\n]{0,24}?
+    r"""[^\n。.!?！？]{0,24}?
     (?:[:：=—–-]|\s(?:to|je|jest|este|es|är|er|ist|est|είναι|là|adalah|это)\s|是|为|為|は|는|은|
     هي|هو|היא|הוא|है|คือ)
     \s*["'`「『“«]?(?P<value>[!-~]{4,64})""",
@@ -574,10 +623,11 @@ _LOGIN_PAIR = re.compile(
 # "… Xy7!k2 is the admin password": the value stands before the word.
 _NAMED_BEFORE = re.compile(
     r"""(?:^|\s)["'`]?(?P<value>[^\s"'`]{6,64})["'`]?[ \t]+(?:is|was)[ \t]+(?:the|my|our|your)
-    [ \t]+(?:[\w-]+[ \t]+){0,2}$""",
+    [ \t]+(?:[\w-]+[ \t]+)?$""",
     re.IGNORECASE | re.VERBOSE,
 )
 _PASSWORD_NOUNS = ("password", "passphrase", "passcode")
+_WORD_ENDS = re.compile(r"s?(?![\w-])")
 
 
 def has_login_pair(text: Text) -> bool:
@@ -586,8 +636,10 @@ def has_login_pair(text: Text) -> bool:
     for word in text.words & _LOGIN_WORDS:
         for at in text.positions(word.decode()):
             match = _LOGIN_PAIR.match(text.value, at)
-            password = match.group("password").rstrip(".,;)") if match else ""
-            if password and looks_like_password(password, quoted=False, strict=True):
+            if match is None or is_not_a_secret(match.group("user")):
+                continue
+            password = match.group("password").rstrip(".,;)")
+            if "/" not in password and looks_like_password(password, quoted=False, strict=True):
                 return True
     for noun in _PASSWORD_NOUNS:
         if noun.encode() not in text.words:
@@ -597,6 +649,10 @@ def has_login_pair(text: Text) -> bool:
             if " is " not in before and " was " not in before:
                 continue
             match = _NAMED_BEFORE.search(text.value, max(0, at - 120), at)
-            if match and looks_like_password(match.group("value"), quoted=False, strict=True):
+            if (
+                match
+                and looks_strong(match.group("value"))
+                and _WORD_ENDS.match(text.value, at + len(noun))
+            ):
                 return True
     return False

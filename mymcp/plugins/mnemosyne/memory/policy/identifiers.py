@@ -56,10 +56,13 @@ def _has_ssn(text: Text) -> bool:
 
 # Digits, then digits or capitals, single separators and "(d)" check digits.
 _CLUSTER = re.compile(rb"0(?:[A0]|[-./+ ][A0]|\([A0]\)){4,}")
-# Dates, decimal amounts and IPv4 addresses are numbers, not identifiers.
+# Dates (with a time after them or not), decimal amounts and IPv4 addresses are numbers,
+# not identifiers.
 _NOT_AN_IDENTIFIER = re.compile(
-    rb"0{4}[-./]0{2}[-./]0{2}|0{1,2}[-./]0{1,2}[-./]0{2,4}|0+\.00|0{1,3}(?:\.0{1,3}){3}"
+    rb"0{4}[-./]0{2}[-./]0{2}(?:A.*)?|0{1,2}[-./]0{1,2}[-./]0{2,4}|0+\.0+"
+    rb"|0{1,3}(?:\.0{1,3}){3}(?:/0{1,2}|:0{1,5})?|0+(?:\.0+)+"
 )
+_DIGIT_GROUPS = re.compile(rb"0+(?: 0+)*")
 _YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
 _SEPARATORS = str.maketrans("", "", "-./+ ()")
 
@@ -92,29 +95,38 @@ def _has_national_number(text: Text) -> bool:
             continue
         signature = text.shape[start:end]
         pieces = [(start, end)]
-        if text.shape.startswith(b"AA ", start - 3):  # "AB 12 34 56 C"
-            pieces.append((start - 3, end))
         if b" " in signature:
             offset = start
             for piece in signature.split(b" "):
                 pieces.append((offset, offset + len(piece)))
                 offset += len(piece) + 1
-        label = None
-        for begin, stop in pieces:
-            if _formatted(text, begin, stop):
-                label = label_around(text, start, end)
-                if label != BENIGN:
-                    return True
-        if (
-            labelled
-            and _numbered(signature)
-            and not _NOT_AN_IDENTIFIER.fullmatch(signature)
-            and not _YEARS.fullmatch(text.value, start, end)
-        ):
-            label = label or label_around(text, start, end)
-            if label == IDENTITY:
+            if _DIGIT_GROUPS.fullmatch(signature):
+                pieces = [(start, end)]
+        formats = (
+            [*pieces, (start - 3, end)] if text.shape.startswith(b"AA ", start - 3) else pieces
+        )
+        for begin, stop in formats:  # "AB 12 34 56 C" starts before the cluster
+            if _formatted(text, begin, stop) and label_around(text, start, end) != BENIGN:
                 return True
+        if labelled and any(
+            _labelled_identity(text, begin, stop) for begin, stop in _labelled_pieces(pieces)
+        ):
+            return True
     return False
+
+
+def _labelled_pieces(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The whole cluster when it is digit groups ("123 45 6789"), else its parts."""
+    return pieces[:1] if len(pieces) == 1 else pieces[1:]
+
+
+def _labelled_identity(text: Text, start: int, end: int) -> bool:
+    signature = text.shape[start:end]
+    if not _numbered(signature) or _NOT_AN_IDENTIFIER.fullmatch(signature):
+        return False
+    if _YEARS.fullmatch(text.value, start, end):
+        return False
+    return label_around(text, start, end) == IDENTITY
 
 
 def _numbered(signature: bytes) -> bool:

@@ -45,7 +45,7 @@ _BODY_MARKERS = (
     "b3BlbnNzaC1rZXktdjE",  # "openssh-key-v1"
 )
 _ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{8,}")
-_JWK_PRIVATE = re.compile(r"""["']?(?:d|p|q|dp|dq|qi|k)["']?\s*:\s*["'][A-Za-z0-9_-]{16,}""")
+_JWK_PRIVATE = re.compile(r"""["'](?:d|p|q|dp|dq|qi|k)["']\s*:\s*["'][A-Za-z0-9_-]{16,}""")
 _BECH32_SECRET = re.compile(
     r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}|(?<![a-z0-9])nsec1[02-9ac-hj-np-z]{58}"
 )
@@ -68,12 +68,21 @@ def has_private_key(text: Text) -> bool:
     if text.mentions(_FILE_WORDS):
         if "PuTTY-User-Key-File-" in value or b"ciphertext" in text.words and b"kdf" in text.words:
             return True
-        if b"kty" in text.words and _JWK_PRIVATE.search(value):
+        if b"kty" in text.words and any(_jwk_is_private(value, at) for at in text.positions("kty")):
             return True
     return _has_key_body(text)
 
 
 _FILE_WORDS = frozenset({b"putty", b"ciphertext", b"kty"})
+
+
+def _jwk_is_private(value: str, at: int) -> bool:
+    """A private member in the JSON object around a "kty" member."""
+    begin = value.rfind("{", 0, at)
+    end = value.find("}", at)
+    if begin < 0 or end < 0:
+        return False
+    return _JWK_PRIVATE.search(value, begin, end) is not None
 
 
 def _has_key_body(text: Text) -> bool:

@@ -23,7 +23,8 @@ CARD = "card"
 IDENTITY = "identity"
 
 _BENIGN_WORDS = """
-part parts pn order orders ord invoice inv sku item items article art model ref reference
+coordinates coordinate lat lon lng latitude longitude usd eur gbp part parts pn order orders
+ord invoice inv sku item items article art model ref reference
 ticket case incident issue bug pr po purchase lot batch catalog catalogue cat product
 shipment parcel package awb waybill consignment booking confirmation reservation pnr
 transaction txn tx receipt bill customer client member membership employee student account
@@ -123,8 +124,11 @@ _IDENTITY_KEYS = frozenset(
 def may_name_an_identity(text: Text) -> bool:
     """False when no word of the text can be (part of) an identity label."""
     return not text.value.isascii() or text.mentions(_IDENTITY_KEYS)
+
+
 _BEFORE = 48
-_AFTER = 24
+# "44051401359 (PESEL)": a label right after the number, closed by a parenthesis or the end.
+_AFTER_LABEL = re.compile(r"[ \t]*[(\[][ \t]*([^\W\d_]+)[ \t]*[)\]]|[ \t]+([^\W\d_]+)[ \t]*[.,;]?$")
 
 
 def _infix(word: str) -> str | None:
@@ -137,7 +141,19 @@ def _infix(word: str) -> str | None:
     return None
 
 
+# Short labels that are also ordinary words or name parts count only in capitals ("RG").
+_CAPITALS_ONLY = frozenset({"rg", "dl", "ss", "sin", "pan", "nie", "nip", "rut", "dni", "tin"})
+
+
+def _lowered(words: list[str]) -> list[str]:
+    return [
+        word.lower() if not (word.lower() in _CAPITALS_ONLY and not word.isupper()) else ""
+        for word in words
+    ]
+
+
 def _nearest(words: list[str]) -> str | None:
+    words = _lowered(words)
     for index in range(len(words) - 1, -1, -1):
         pair = (words[index - 1], words[index]) if index else ("", "")
         if pair in _PHRASES:
@@ -152,11 +168,15 @@ def _nearest(words: list[str]) -> str | None:
 
 
 def label_around(text: Text, start: int, end: int) -> str | None:
-    """The nearest label before ``start`` (or within the two words after ``end``)."""
-    before = _WORDS.findall(text.lower, max(0, start - _BEFORE), start)
-    found = _nearest(before)
+    """The nearest label among the five words before ``start`` (or the two after ``end``)."""
+    # A label names the number right after it: another number in between ends its reach.
+    reach = max(0, start - _BEFORE)
+    reach = max(reach, text.shape.rfind(b"0", reach, start) + 1)
+    found = _nearest(_WORDS.findall(text.value, reach, start)[-5:])
     if found is not None:
         return found
-    after = _WORDS.findall(text.lower, end, end + _AFTER)[:2]
-    found = _nearest(after)
+    after = _AFTER_LABEL.match(text.value, end)
+    if after is None:
+        return None
+    found = _nearest([after.group(1) or after.group(2)])
     return found if found != BENIGN else None

@@ -192,9 +192,7 @@ _AWS = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
 _ORIGINAL_RE = _grouped(
     (prefix, rest) for prefix, rest, _ in _ORIGINAL if prefix not in ("AKIA", "ASIA")
 )
-_ORIGINAL_BOUNDARY = {
-    prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _ORIGINAL
-}
+_ORIGINAL_BOUNDARY = {prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _ORIGINAL}
 _PREFIXED_RE = _grouped(_PREFIXED)
 
 # Structured secrets without a literal prefix, each behind a cheap literal marker.
