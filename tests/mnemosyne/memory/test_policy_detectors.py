@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import string
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -537,3 +539,17 @@ def test_digits_of_any_script_are_folded_and_letters_are_not() -> None:
     assert text.value == "123 \u0130x"
     assert text.shape == b"000 ?a"
     assert len(text.lower) == 6
+
+
+# --- the documentation's examples -------------------------------------------------------
+
+MANUAL = Path(__file__).resolve().parents[3] / "docs" / "MANUAL.md"
+
+
+def test_the_manual_examples_of_stored_text_are_stored() -> None:
+    text = MANUAL.read_text(encoding="utf-8")
+    paragraph = text[text.index("Context decides") :].split("\n\n")[0]
+    examples = re.findall(r"`([^`]+)`", paragraph)
+    assert len(examples) >= 6
+    for example in examples:
+        assert policy.first_violation(example) is None, example
