@@ -553,3 +553,18 @@ def test_the_manual_examples_of_stored_text_are_stored() -> None:
     assert len(examples) >= 6
     for example in examples:
         assert policy.first_violation(example) is None, example
+
+
+# --- robustness -------------------------------------------------------------------------
+
+_GROUP = st.text(string.digits + "ABCXKabc", min_size=1, max_size=8)
+_SEPARATOR = st.sampled_from([" ", "\n", "\t", "\r\n", "-", ".", "/", "\u00a0", "(", ")", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_GROUP, _SEPARATOR), min_size=1, max_size=12))
+def test_numbers_broken_by_any_separator_never_crash(parts: list[tuple[str, str]]) -> None:
+    text = "".join(group + separator for group, separator in parts)
+    assert policy.first_violation(text) in {None, *policy.REASONS}
+    assert policy.first_violation("SSN " + text) in {None, *policy.REASONS}
+    assert policy.first_violation("card " + text) in {None, *policy.REASONS}

@@ -21,7 +21,10 @@ from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
 __all__ = ["has_card_number", "issued_by_a_network"]
 
-_CANDIDATE = re.compile(rb"0(?:[ -]?0){12,18}(?!0)")
+# On the shape every white-space character is a space, so a match there is a region that
+# holds the original's candidates; the original's own pattern then finds them in the value.
+_REGION = re.compile(rb"0(?:[ -]?0){12,18}(?!0)")
+_CANDIDATE = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _GROUP = re.compile(r"\d+")
 
 
@@ -100,16 +103,20 @@ def has_card_number(text: Text) -> bool:
     if shape.count(b"0") < 13:
         return False
     at = 0
-    while (match := _CANDIDATE.search(shape, at)) is not None:
-        start, end = match.span()
+    while (region := _REGION.search(shape, at)) is not None:
+        start, end = region.span()
         if start and shape[start - 1] == 48:
             at = start + 1
             continue
-        digits = text.value[start:end].replace(" ", "").replace("-", "")
-        if luhn(digits):
-            if _is_card(text, start, end, digits):
+        for match in _CANDIDATE.finditer(text.value, start, end):
+            if _refused(text, match.start(), match.end()):
                 return True
-        elif _groups_hold_a_card(text, start, end):
-            return True
         at = end
     return False
+
+
+def _refused(text: Text, start: int, end: int) -> bool:
+    digits = text.value[start:end].replace(" ", "").replace("-", "")
+    if luhn(digits):
+        return _is_card(text, start, end, digits)
+    return _groups_hold_a_card(text, start, end)

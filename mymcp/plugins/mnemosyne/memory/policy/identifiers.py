@@ -84,7 +84,7 @@ def _formatted(text: Text, start: int, end: int) -> bool:
     validators = FORMATS.get(text.shape[start:end])
     if not validators:
         return False
-    compact = text.value[start:end].translate(_SEPARATORS).upper()
+    compact = "".join(text.value[start:end].split()).translate(_SEPARATORS).upper()
     return any(valid(compact) for valid in validators)
 
 
