@@ -116,14 +116,17 @@ _WORDS = re.compile(r"[^\W\d_]+")
 # Every ASCII word that can start an identity label, to skip the search when none occurs.
 _IDENTITY_KEYS = frozenset(
     word.encode()
-    for word in (*_IDENTITY_WORDS.split(), *(first for first, _ in _IDENTITY_PHRASES), "id")
+    for word in (*_IDENTITY_WORDS.split(), *(first for first, _ in _IDENTITY_PHRASES))
     if word.isascii()
 )
+_ID_NOUNS = frozenset({b"number", b"no", b"nr", b"num"})
 
 
 def may_name_an_identity(text: Text) -> bool:
     """False when no word of the text can be (part of) an identity label."""
-    return not text.value.isascii() or text.mentions(_IDENTITY_KEYS)
+    if not text.value.isascii() or text.mentions(_IDENTITY_KEYS):
+        return True
+    return b"id" in text.words and text.mentions(_ID_NOUNS)
 
 
 _BEFORE = 48
