@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Iterable, Iterator
 
 import pytest
@@ -68,9 +69,10 @@ def _assert_examples(value: str, expected: str | None) -> None:
         ("-----BEGIN DSA PRIVATE KEY-----", PRIVATE),
         ("-----BEGIN PGP PRIVATE KEY BLOCK-----", PRIVATE),
         ("key file:\n-----BEGIN RSA PRIVATE KEY-----\nMIIE...", PRIVATE),
+        # Deliberate difference (docs/DIFFERENCES.md): any case, and encrypted keys too.
+        ("-----begin private key-----", PRIVATE),
+        ("-----BEGIN ENCRYPTED PRIVATE KEY-----", PRIVATE),
         ("-----BEGIN PUBLIC KEY-----", None),
-        ("-----begin private key-----", None),
-        ("-----BEGIN ENCRYPTED PRIVATE KEY-----", None),
         ("-----BEGIN RSA  PRIVATE KEY-----", None),
     ],
 )
@@ -171,9 +173,10 @@ def test_authorization_headers(value: str, expected: str | None) -> None:
         ("access_token=abcd", CREDENTIAL),
         ("refresh-token=abcd", CREDENTIAL),
         ("client_secret=abcd", CREDENTIAL),
+        # Deliberate difference (docs/DIFFERENCES.md): a password word inside a name counts.
+        ("mypassword=abcd", CREDENTIAL),
+        ("db_password=abcd", CREDENTIAL),
         ("password=abc", None),
-        ("mypassword=abcd", None),
-        ("db_password=abcd", None),
         ("password_hash=abcd", None),
         ("api key=abcd", None),
         ("secrets=abcd", None),
@@ -224,7 +227,8 @@ def test_compact_tokens(value: str, expected: str | None) -> None:
     [
         (SSN, GOVERNMENT),
         ("SSN123-45-6789x", GOVERNMENT),
-        ("000-00-0000", GOVERNMENT),
+        # Deliberate difference (docs/DIFFERENCES.md): an all-zero number is a placeholder.
+        ("000-00-0000", None),
         ("\uff11\uff12\uff13-\uff14\uff15-\uff16\uff17\uff18\uff19", GOVERNMENT),  # full width
         ("\u0661\u0662\u0663-\u0664\u0665-\u0666\u0667\u0668\u0669", GOVERNMENT),  # Arabic-Indic
         ("0123-45-6789", None),
@@ -246,7 +250,10 @@ def test_government_identifiers(value: str, expected: str | None) -> None:
         ("4111-1111-1111-1111", CARD_SHAPE),
         ("378282246310005", CARD_SHAPE),
         ("4222222222222", CARD_SHAPE),
-        ("0000000000000", CARD_SHAPE),
+        # Deliberate differences (docs/DIFFERENCES.md): thirteen zeros are a placeholder, and
+        # a card followed by another number is still a card.
+        ("0000000000000", None),
+        ("4111111111111111 0", CARD_SHAPE),
         ("x4111111111111111", CARD_SHAPE),
         ("\uff14" + "\uff11" * 15, CARD_SHAPE),  # full width
         ("\u0664\u0661\u0661\u0661" + " \u0661\u0661\u0661\u0661" * 3, CARD_SHAPE),  # Arabic-Indic
@@ -256,7 +263,6 @@ def test_government_identifiers(value: str, expected: str | None) -> None:
         ("12345678901234567890", None),
         ("1234 5678 9012 3456", None),
         ("ISBN 978-3-16-148410-0", None),
-        ("4111111111111111 0", None),
     ],
 )
 def test_payment_cards(value: str, expected: str | None) -> None:
@@ -267,9 +273,9 @@ def test_payment_cards(value: str, expected: str | None) -> None:
     "value",
     ["ISBN 978-0-306-40606-5", "0000000000000", "part 123-45-6789"],
 )
-def test_documented_false_positives_are_refused(value: str) -> None:
-    # Bounded signature detection: these look-alikes are refused by design.
-    assert first_violation(value) is not None
+def test_the_original_false_positives_are_stored(value: str) -> None:
+    # The original refused these look-alikes; the label or the placeholder now decides.
+    assert first_violation(value) is None
 
 
 # --- evaluation order ------------------------------------------------------------------
@@ -592,10 +598,11 @@ def test_isbn13_strings_without_card_or_ssn_shape_are_stored(text: str) -> None:
     assert first_violation(f"see {text} for details") is None
 
 
-def test_luhn_valid_isbn13_is_refused_as_a_card() -> None:
+def test_luhn_valid_isbn13_is_stored() -> None:
     digits = "978030640606"
     assert _isbn13_check(digits) == "5" and _luhn_ok(digits + "5")
-    assert first_violation("ISBN 978-0-306-40606-5") == CARD_SHAPE
+    assert first_violation("ISBN 978-0-306-40606-5") is None
+    assert first_violation("see 978-0-306-40606-5") is None
 
 
 _phone = st.builds(
@@ -626,9 +633,28 @@ def test_phone_numbers_are_stored(text: str) -> None:
 # --- properties: the card and identifier detectors -------------------------------------
 
 
+# Prefix and lengths of numbers that card networks issue (Visa, Mastercard, Amex, Discover,
+# JCB, Diners, UnionPay, Maestro): a Luhn-valid number outside them is not taken for a card.
+_NETWORKS = (
+    ("4", (13, 16, 19)),
+    ("51", (16,)),
+    ("2720", (16,)),
+    ("37", (15,)),
+    ("6011", (16, 19)),
+    ("3530", (16,)),
+    ("36", (14,)),
+    ("62", (17, 18)),
+    ("6759", (12, 18)),
+)
+
+
 @st.composite
 def _card_digits(draw: st.DrawFn) -> str:
-    body = draw(st.text("0123456789", min_size=12, max_size=18))
+    prefix, lengths = draw(st.sampled_from(_NETWORKS))
+    size = draw(st.sampled_from([n for n in lengths if n >= 13]))
+    body = prefix + draw(
+        st.text("0123456789", min_size=size - len(prefix) - 1, max_size=size - len(prefix) - 1)
+    )
     check = next(d for d in "0123456789" if _luhn_ok(body + d))
     return body + check
 
@@ -650,8 +676,18 @@ def test_luhn_invalid_digit_runs_are_stored(digits: str, shift: int) -> None:
 _any_digit = st.characters(categories=["Nd"])
 
 
+def _issuable(digits: list[str]) -> bool:
+    # Numbers the US never issues (area 000 or 666, group 00, serial 0000, 9xx outside the
+    # taxpayer groups) and all-equal placeholders are stored (docs/DIFFERENCES.md).
+    value = "".join(str(unicodedata.decimal(char)) for char in digits)
+    area, group, serial = int(value[:3]), int(value[3:5]), int(value[5:])
+    if area in (0, 666) or group == 0 or serial == 0 or len(set(value)) == 1:
+        return False
+    return area < 900 or group in {*range(50, 66), *range(70, 89), 90, 91, 92, *range(94, 100)}
+
+
 @PROPERTY
-@given(st.lists(_any_digit, min_size=9, max_size=9))
+@given(st.lists(_any_digit, min_size=9, max_size=9).filter(_issuable))
 def test_identifier_shape_counts_digits_of_any_script(digits: list[str]) -> None:
     text = "{}{}{}-{}{}-{}{}{}{}".format(*digits)
     assert first_violation(f"id {text}.") == GOVERNMENT

@@ -574,7 +574,7 @@ def test_remember_normalizes_stored_values(
 # One refused and one stored example per detector (MEMORY_WRITE §8.3).
 DETECTOR_CASES: list[tuple[str, str | None]] = [
     ("-----BEGIN OPENSSH PRIVATE KEY-----", "private_key_shape"),
-    ("-----BEGIN ENCRYPTED PRIVATE KEY-----", None),
+    ("-----BEGIN PUBLIC KEY-----", None),
     ("AKIAABCDEFGHIJKLMNOP", "credential_shape"),
     ("AKIAABCDEFGHIJKLMNOPQ", None),
     ("ghp_" + "a" * 20, "credential_shape"),
@@ -590,7 +590,7 @@ DETECTOR_CASES: list[tuple[str, str | None]] = [
     ("Authorization: Bearer abc", "credential_shape"),
     ("Authorization: Token abc", None),
     ("password=hunter2", "credential_shape"),
-    ("db_password=abcd", None),
+    ("password_hash=abcd", None),
     ("https://user:pass@example.com", "credential_shape"),
     ("https://user:@host", None),
     ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "compact_token_shape"),

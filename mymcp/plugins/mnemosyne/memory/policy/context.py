@@ -1,0 +1,658 @@
+"""Credentials recognised by their context (reason ``credential_shape``).
+
+A password or a bare token has no shape of its own; what gives it away is the text around
+it. This module finds:
+
+- assignments to a credential name in code, configuration, ``.env`` files, JSON, YAML,
+  XML, command lines and URL query strings (``DB_PASSWORD=…``, ``"apiKey": "…"``,
+  ``--token …``, ``?access_token=…``), and the same words in running prose, in several
+  languages ("the password is …", "das Passwort ist …", "密码是…");
+- ``Authorization`` headers, bare ``Bearer`` tokens and ``Basic`` credentials, user names
+  with passwords in URLs and in ``curl -u``, session cookies, ``otpauth://`` URLs, TOTP
+  seeds and MFA recovery codes, and BitLocker recovery keys.
+
+The name decides how strict the value test is (see :mod:`.looks`): after a password word
+any literal of four or more characters counts, unless it is a placeholder, a mask or a
+reference; after a token or key word the value must look random.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import cast
+
+from mymcp.plugins.mnemosyne.memory.policy.looks import (
+    is_not_a_secret,
+    looks_like_password,
+    looks_random,
+    looks_strong,
+)
+from mymcp.plugins.mnemosyne.memory.policy.text import Text
+
+__all__ = [
+    "Assignment",
+    "assignments",
+    "has_assigned_secret",
+    "has_authorization",
+    "has_foreign_password",
+    "has_login_pair",
+    "has_mfa_secret",
+    "has_session_cookie",
+    "has_url_credentials",
+]
+
+# --- credential names --------------------------------------------------------------------
+
+# Last words of a name that hold a password-like secret ("password" itself and its
+# spellings, in the languages the policy knows). Any literal of 4+ characters counts.
+_PASSWORD_WORDS = frozenset(
+    """
+    password passwd pwd pass passphrase passcode pword pswd psw pw secret
+    passwort kennwort contrasena contrasenya senha wachtwoord wagwoord salasana heslo haslo
+    lozinka geslo sifre jelszo parola parool parole adgangskode passord losenord motdepasse
+    clave contrasinal sandi katasandi katalaluan mima passe
+    """.split()
+)
+# Last words of a name that hold a generated token. The value must look random.
+_TOKEN_WORDS = frozenset(
+    """
+    token apikey authkey authtoken credential credentials creds cred auth cookie sessionid
+    session sessid sid signature sig sas bearer jwt pat accesskey secretkey apisecret dsn
+    """.split()
+)
+_PRIVATE_WORDS = frozenset("privatekey privkey".split())
+# Suffixes of one word ("mypassword", "csrftoken") that give it the same meaning.
+_PASSWORD_SUFFIXES = ("password", "passwd", "passphrase", "secret", "pwd")
+_TOKEN_SUFFIXES = ("token", "apikey", "sessionid", "sessid", "authkey", "accesskey", "secretkey")
+# Words after the meaningful one that still name the secret itself.
+_TRAILING = frozenset(
+    "confirm confirmation again repeat plain plaintext raw value val str string literal "
+    "b64 base64 hex".split()
+)
+# A key or token named by these is not a secret (a cache key, a page token, a public key).
+_BENIGN_QUALIFIERS = frozenset(
+    """
+    cache primary foreign sort partition hash range routing idempotency dedup dedupe lookup
+    index map object s3 bucket file i18n translation locale unique composite natural
+    surrogate row column group shard public pub publishable hot shortcut keyboard music
+    registry dict json yaml config setting settings header field param query redis kv
+    cursor pagination page next prev previous continuation sync max min num count total
+    prompt completion input output context limit stop eos bos pad unk mask sep cls special
+    lexer parser syntax design css trace span correlation request message event order item
+    product entity record schema version release feature flag experiment variant sku asset
+    media image upload download foreign candidate join merge match type id name
+    """.split()
+)
+# The names of the original keyword rule, which needs no more than four characters.
+_ORIGINAL_NAMES = frozenset(
+    {
+        ("api", "key"),
+        ("access", "token"),
+        ("refresh", "token"),
+        ("client", "secret"),
+    }
+)
+_ORIGINAL_GLUED = frozenset({"apikey", "accesstoken", "refreshtoken", "clientsecret"})
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NAME_PARTS = re.compile(r"[_.\-]+")
+
+
+def _parts(name: str) -> list[str]:
+    words = [word.lower() for word in _NAME_PARTS.split(_CAMEL.sub("_", name)) if word]
+    words = [word.rstrip("0123456789") for word in words]
+    words = [word for word in words if word]
+    while len(words) > 1 and words[-1] in _TRAILING:
+        words.pop()
+    return words
+
+
+def _kind(parts: list[str], *, query: bool, spaced: bool) -> str | None:
+    """``password``, ``token``, ``private`` or None for a name split into words."""
+    if not parts:
+        return None
+    last = parts[-1]
+    qualifier = parts[-2] if len(parts) > 1 else ""
+    if not spaced and ((qualifier, last) in _ORIGINAL_NAMES or last in _ORIGINAL_GLUED):
+        return "password"
+    if last in _PRIVATE_WORDS or (last == "key" and qualifier in {"private", "priv"}):
+        return "private"
+    if last in _PASSWORD_WORDS:
+        return "password"
+    if qualifier in _BENIGN_QUALIFIERS:
+        return None
+    if last in _TOKEN_WORDS or (last == "id" and qualifier in {"session", "sess"}):
+        return "token"
+    if last == "key":
+        return "token" if qualifier or query else None
+    if last.endswith(_PASSWORD_SUFFIXES) and last not in {"bypass"}:
+        return "password"
+    if last.endswith(_TOKEN_SUFFIXES):
+        return "token"
+    return None
+
+
+# --- assignments -------------------------------------------------------------------------
+
+# Words that can be (the end of) a credential name; a text that has none of them, and no
+# glued form such as "dbpassword" or "csrftoken", has no assignment to look for.
+_NAME_WORDS = frozenset(
+    word.encode()
+    for word in (
+        *_PASSWORD_WORDS, *_TOKEN_WORDS, *_PRIVATE_WORDS, *_ORIGINAL_GLUED,
+        "key", "passe", "passwort", "refreshtoken", "accesstoken", "sessiontoken",
+        "jsessionid", "phpsessid", "csrftoken", "apitoken", "bottoken", "secrets",
+    )
+)  # fmt: skip
+_GLUED_STEMS = ("password", "passwd", "token", "secret", "key")
+# After the name: an optional closing quote or bracket, then the operator.
+_OPERATOR = re.compile(
+    r"""["'`\]]?[ \t]*(?P<op>:=|=>|===?|!=|->|<-|=|:|：)?[ \t]*""",
+)
+# Prose between a password word and its value: "is", "ist", "est", "es", "é", "è", "är"…
+_LINKER = re.compile(
+    r"""
+    (?:[ \t]+(?:for|of|to|on|at|in|für|pour|de|du|des|del|della|da|do|das|dos|van|von|voor|
+       för|til|af|dla|pro|za)[ \t]+(?:[^\n.!?:=]|\.(?=\S)){1,40}?)?
+    [ \t]*(?P<op>:|=|—|–|->|\bis\b|\bwas\b|\bare\b|\bist\b|\blautet\b|\bwar\b|\best\b|\bes\b
+       |\bé\b|\bè\b|\bär\b|\ber\b|\bon\b|\bje\b|\bto\b|\bjest\b|\beste\b|\badalah\b|\bialah\b)
+    (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to|just|simply))?[ \t]*
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
+_BARE = re.compile(r"""[^\s"'`,;&<>]+""")
+_K8S_VALUE = re.compile(r"""["']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*""")
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """A value found after a credential name.
+
+    ``mode`` tells how the two are joined: ``code`` (``=``, ``=>``, a command-line flag, an
+    XML element), ``colon`` (``:``, as in YAML and in notes), ``prose`` ("is", "was", "ist"…)
+    or ``bare`` (nothing but a space, as in "token 3f9a…").
+    """
+
+    kind: str
+    name: str
+    value: str
+    quoted: bool
+    mode: str
+    continues: bool
+
+
+def assignments(text: Text) -> list[Assignment]:
+    """Every credential name in ``text`` followed by a value (computed once per text)."""
+    cached = text.cache.get("assignments")
+    if cached is None:
+        cached = list(_find_assignments(text))
+        text.cache["assignments"] = cached
+    return cast(list[Assignment], cached)
+
+
+def _find_assignments(text: Text) -> Iterator[Assignment]:
+    stems = {word.decode() for word in text.words & _NAME_WORDS}
+    stems.update(stem for stem in _GLUED_STEMS if stem in text.lower)
+    seen: set[int] = set()
+    for stem in stems:
+        for at in text.positions(stem):
+            start = text.word.rfind(b" ", 0, at) + 1
+            if start not in seen:
+                seen.add(start)
+                found = _assignment_at(text, start)
+                if found is not None:
+                    yield found
+
+
+def _name_span(text: Text, start: int) -> tuple[int, int]:
+    end = text.word.find(b" ", start)
+    end = len(text.word) if end < 0 else end
+    while end > start and text.value[end - 1] in ".-":
+        end -= 1
+    while start < end and text.value[start] in "-.":
+        start += 1
+    return start, end
+
+
+_OPERATOR_START = frozenset("=:\"'`]>\uff1a-\u2014\u2013!<\u201c\u2018\u00ab")
+_LINKER_WORDS = frozenset(
+    """
+    is was are ist lautet war est es é è är er on je to jest este adalah ialah for of at in
+    für pour de du des del della da do das dos van von voor för til af dla pro za
+    """.split()
+)
+
+
+def _worth_reading(text: Text, end: int) -> bool:
+    """A cheap look past the name: could an operator, a linker or a value follow?"""
+    value = text.value
+    if end >= len(value):
+        return False
+    char = value[end]
+    if char in _OPERATOR_START:
+        return True
+    if char == "\n":
+        return "value:" in value[end : end + 48]
+    if char not in " \t":
+        return False
+    after = end + 1
+    while after < len(value) and value[after] in " \t":
+        after += 1
+    if after >= len(value):
+        return False
+    if value[after] in _OPERATOR_START or value[after] in _QUOTES:
+        return True
+    stop = text.shape.find(b" ", after)
+    stop = len(value) if stop < 0 else stop
+    word = text.lower[after:stop]
+    return stop - after >= 12 or word in _LINKER_WORDS or (stop - after >= 8 and not word.isalpha())
+
+
+def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
+    value = text.value
+    start, end = _name_span(text, raw_start)
+    if start >= end or not _worth_reading(text, end):
+        return None
+    before = value[start - 1] if start else ""
+    if before in _INSIDE_A_REFERENCE or (before == ":" and value.startswith(":", end)):
+        return None  # ${DB_PASSWORD:-x}, %TOKEN%, arn:…:secret:name
+    query = before in "?&"
+    parts = _parts(value[start:end])
+    spaced = False
+    if len(parts) == 1 and parts[0] in {"key", "token", "secret"} and not query:
+        qualifier = _PREVIOUS_WORD.search(value, max(0, start - 24), start)
+        if qualifier is not None:
+            word = qualifier.group(1).lower()
+            parts, spaced = ([word, "password"] if word in _NETWORK_WORDS else [word, *parts]), True
+    kind = _kind(parts, query=query, spaced=spaced)
+    if kind is None:
+        return None
+    flag = value[raw_start:start].endswith("--")
+    if flag and parts[-1] == "key" and (len(parts) < 2 or parts[-2] not in _FLAG_KEY_QUALIFIERS):
+        return None
+    if parts == ["pass"] and value[:start].rstrip().endswith(":"):
+        return None  # Python's "…: pass"
+    single = spaced or len(parts) == 1
+    return _value_after(text, end, kind, parts[-1], flag=flag, xml=before == "<", single=single)
+
+
+# A name right after these is part of a reference or a path: ${DB_PASSWORD}, %TOKEN%,
+# /oauth/token, C:\\keys\\secret.
+_INSIDE_A_REFERENCE = frozenset("{$%/\\#")
+# Keys of a command-line flag (--api-key …) that name a credential; --generate-key does not.
+_FLAG_KEY_QUALIFIERS = frozenset(
+    "api access secret private auth client app consumer account shared service master signing "
+    "encryption license licence subscription admin deploy webhook bot user personal storage "
+    "sas jwt hmac session root server merchant functions maps".split()
+)
+_PREVIOUS_WORD = re.compile(r"([A-Za-z][A-Za-z-]*)[ \t]+$")
+# "the Wi-Fi key is …": a network key is a password.
+_NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan", "wpa", "wpa2", "wpa3", "psk", "network"})
+_CONTINUES = re.compile(r"[ \t]+[a-z]")
+
+
+def _join(text: Text, end: int, *, flag: bool, xml: bool) -> tuple[str, int]:
+    """How the value is joined to the name that ends at ``end``, and where it starts."""
+    value = text.value
+    if xml and value.startswith(">", end):
+        return "code", end + 1
+    operator = _OPERATOR.match(value, end)
+    op = operator.group("op") if operator else None
+    if op is not None and operator is not None:
+        return ("colon" if op in {":", "\uff1a"} else "code"), operator.end()
+    linked = _LINKER.match(value, end)
+    if linked is not None:
+        return "prose", linked.end()
+    k8s = _K8S_VALUE.match(value, end)
+    if k8s is not None:
+        return "code", k8s.end()
+    return ("code" if flag else "bare"), (operator.end() if operator else end)
+
+
+def _value_after(
+    text: Text, end: int, kind: str, last: str, *, flag: bool, xml: bool, single: bool
+) -> Assignment | None:
+    mode, at = _join(text, end, flag=flag, xml=xml)
+    literal = _literal(text.value, at)
+    if literal is None:
+        return None
+    found, quoted = literal
+    if mode == "bare" and not single:
+        return None  # "xoxb-your-token 3f9a…": only a plain word is followed by its value
+    if mode == "bare" and kind == "password" and not quoted and not _bare_password(last, found):
+        return None
+    continues = (
+        mode == "colon"
+        and found.isalpha()
+        and found.islower()
+        and _CONTINUES.match(text.value, at + len(found)) is not None
+    )
+    return Assignment(kind, last, found, quoted, mode, continues)
+
+
+# "password Tr0ub4dor&3": without any operator only a full password word and a short,
+# strong value count ("pass" is also Python's statement, "X-API-Key" a header name).
+_BARE_NAMES = frozenset(
+    "password passwd passphrase pass passwort kennwort wachtwoord senha".split()
+)
+
+
+def _bare_password(last: str, found: str) -> bool:
+    if last not in _BARE_NAMES or len(found) > 32 or any(char in found for char in ":/.()?=&"):
+        return False
+    return looks_strong(found)
+
+
+def _literal(value: str, at: int) -> tuple[str, bool] | None:
+    if at >= len(value):
+        return None
+    close = _QUOTES.get(value[at])
+    if close is not None:
+        stop = value.find(close, at + 1, at + 302)
+        if stop < 0 or "\n" in value[at + 1 : stop]:
+            return None
+        return value[at + 1 : stop], True
+    match = _BARE.match(value, at)
+    if match is None:
+        return None
+    return match.group().rstrip(".,:;!?)]}"), False
+
+
+def _is_secret(assignment: Assignment) -> bool:
+    value = assignment.value
+    if assignment.kind == "password":
+        if assignment.continues:
+            return False
+        if assignment.quoted and assignment.mode != "prose":
+            return len(value) >= 2 and not is_not_a_secret(value, name=assignment.name)
+        if is_not_a_secret(value, name=assignment.name):
+            return False
+        return looks_like_password(
+            value, quoted=assignment.quoted, strict=assignment.mode in {"prose", "bare"}
+        )
+    if assignment.kind == "private":
+        return looks_random(value, minimum=32)
+    if assignment.mode in {"prose", "bare"}:
+        # "token eyJ…": a compact token in prose is reported as one.
+        return not value.startswith("eyJ") and looks_random(value, minimum=16)
+    return looks_random(value, minimum=12)
+
+
+def has_assigned_secret(text: Text) -> bool:
+    """A literal secret assigned to, or stated after, a credential name."""
+    return any(_is_secret(assignment) for assignment in assignments(text))
+
+
+# --- headers, URLs, cookies --------------------------------------------------------------
+
+# The original rule: "Authorization:" then Basic or Bearer and anything.
+_AUTHORIZATION = re.compile(
+    r"""authorization["']?\s*[:=]\s*["']?(?:(?P<known>basic|bearer)\s+(?P<credential>[^\s"']+)
+    |(?P<scheme>token|bot|apikey|api-key|key|sso-key|ssws|digest|hmac|negotiate|ntlm|
+    aws4-hmac-sha256|gitlab-ci-token|splunk|genieKey|klaviyo-api-key)\s+(?P<other>[^\s"']+))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_BEARER = re.compile(r"bearer\s+(?P<token>[A-Za-z0-9\-._~+/]+=*)", re.IGNORECASE)
+_BASIC = re.compile(
+    r"basic\s+(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.IGNORECASE
+)
+_URL_CREDENTIALS = re.compile(r"://(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@")
+_CURL_USER = re.compile(
+    r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)"""
+)
+_URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
+
+
+_AUTHORIZATION_WORDS = frozenset({b"authorization", b"bearer", b"basic"})
+
+
+def has_authorization(text: Text) -> bool:
+    """An ``Authorization`` header, a bare Bearer token or a Basic credential."""
+    if not text.mentions(_AUTHORIZATION_WORDS):
+        return False
+    for at in text.positions("authorization"):
+        match = _AUTHORIZATION.match(text.value, at)
+        if match is None:
+            continue
+        if match.group("known"):
+            if not _URL_PLACEHOLDER.match(match.group("credential")):
+                return True
+        elif looks_random(match.group("other"), minimum=8):
+            return True
+    for at in text.positions("bearer"):
+        match = _BEARER.match(text.value, at)
+        if match is not None and looks_random(match.group("token"), minimum=12):
+            return True
+    return any(_basic_credential(text, at) for at in text.positions("basic"))
+
+
+def _basic_credential(text: Text, at: int) -> bool:
+    match = _BASIC.match(text.value, at)
+    if match is None:
+        return False
+    encoded = match.group("encoded")
+    try:
+        decoded = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+        plain = decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = plain.partition(":")
+    return bool(colon and user and password and plain.isprintable())
+
+
+_COMMAND_PASSWORD = re.compile(
+    r"""(?:\bsshpass\b[^\n]*?\s-p|\bmysql(?:dump)?\b[^\n]*?\s-p(?=\S)|\s/user:\S+)
+    [ \t]?["']?(?P<password>[^\s"']{4,})""",
+    re.VERBOSE,
+)
+_COMMAND_WORDS = frozenset({b"sshpass", b"mysql", b"mysqldump"})
+
+
+def has_url_credentials(text: Text) -> bool:
+    """A password in a URL (``scheme://user:password@host``) or on a command line
+    (``curl -u user:password``, ``sshpass -p …``, ``mysql -p…``)."""
+    for at in text.positions("://"):
+        match = _URL_CREDENTIALS.match(text.value, at)
+        if match is not None and not _URL_PLACEHOLDER.match(match.group("password")):
+            return True
+    value = text.value
+    matches: list[re.Match[str]] = []
+    if " -u" in value or "--user" in value:
+        matches += _CURL_USER.finditer(value)
+    if text.mentions(_COMMAND_WORDS) or "/user:" in value:
+        matches += _COMMAND_PASSWORD.finditer(value)
+    for match in matches:
+        password = match.group("password")
+        if len(password) >= 4 and not is_not_a_secret(password):
+            return True
+    return False
+
+
+_COOKIE = re.compile(r"""cookie["']?[ \t]*[:=][ \t]*(?P<pairs>[^\n]{1,2000})""", re.IGNORECASE)
+_COOKIE_PAIR = re.compile(r"""(?P<name>[^=;,\s"']+)=(?P<value>[^;,\s"']+)""")
+_COOKIE_SEPARATOR = re.compile(r";[ \t]*")
+
+
+def has_session_cookie(text: Text) -> bool:
+    """A ``Cookie`` or ``Set-Cookie`` header carrying a random value."""
+    if b"cookie" not in text.words:
+        return False
+    for at in text.positions("cookie"):
+        match = _COOKIE.match(text.value, at)
+        if match is None:
+            continue
+        for name, cookie in _cookie_pairs(match.group("pairs")):
+            if name.lower() not in _COOKIE_ATTRIBUTES and looks_random(cookie, minimum=16):
+                return True
+    return False
+
+
+def _cookie_pairs(header: str) -> Iterator[tuple[str, str]]:
+    """The ``name=value`` pairs of a cookie header, up to the first thing that is not one."""
+    at = 0
+    while (pair := _COOKIE_PAIR.match(header, at)) is not None:
+        yield pair.group("name"), pair.group("value")
+        separator = _COOKIE_SEPARATOR.match(header, pair.end())
+        if separator is None:
+            return
+        at = separator.end()
+
+
+_COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite priority".split())
+
+# --- one-time passwords and recovery codes ----------------------------------------------
+
+_OTPAUTH = re.compile(r"otpauth://[^\s]*?[?&]secret=(?P<seed>[A-Za-z2-7]{16,})", re.IGNORECASE)
+_MFA_WORDS = frozenset(b"totp 2fa mfa authenticator otp factor otpauth".split())
+_MFA_ANCHORS = ("totp", "2fa", "mfa", "authenticator", "otp", "factor")
+_BASE32_SEED = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z2-7]{4}[ -]?){3,}[A-Z2-7]{4,}(?![A-Za-z0-9])")
+_RECOVERY_WORDS = frozenset(b"recovery backup scratch emergency rescue".split())
+_CODE_WORDS = frozenset(b"code codes key keys".split())
+_CODE_AFTER = re.compile(r"[ \t]+(?:codes?|keys?)\b")
+_RECOVERY_CODE = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*"
+    r"|\d{4}[ -]\d{4}|\d{8}|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
+)
+# Between "recovery codes" and the first code: a few words at most, then ":" or a line break.
+_CODES_START = re.compile(r"[^\n:]{0,24}(?::|\n)\s*")
+_BITLOCKER = re.compile(r"(?<![0-9-])\d{6}(?:-\d{6}){7}(?![0-9-])")
+_REACH = 240
+
+
+def has_mfa_secret(text: Text) -> bool:
+    """A TOTP seed, MFA recovery codes or a BitLocker recovery key."""
+    if text.mentions(_MFA_WORDS):
+        if "otpauth://" in text.lower and _OTPAUTH.search(text.value):
+            return True
+        for word in _MFA_ANCHORS:
+            for at in text.positions(word):
+                window = text.value[at : at + _REACH]
+                if any(_seed_like(match.group()) for match in _BASE32_SEED.finditer(window)):
+                    return True
+    if text.mentions(_CODE_WORDS):
+        for recovery in text.words & _RECOVERY_WORDS:
+            for at in text.positions(recovery.decode()):
+                named = _CODE_AFTER.match(text.lower, at + len(recovery))
+                if named is None:
+                    continue
+                if _codes_follow(text.value, named.end()):
+                    return True
+    return _has_bitlocker_key(text)
+
+
+def _has_bitlocker_key(text: Text) -> bool:
+    return b"000000-000000" in text.shape and any(
+        _bitlocker_groups(match.group()) for match in _BITLOCKER.finditer(text.value)
+    )
+
+
+def _seed_like(candidate: str) -> bool:
+    compact = candidate.replace(" ", "").replace("-", "")
+    if len(compact) < 16:
+        return False
+    # Grouped capitals could be shouted prose ("THIS WILL MAKE SURE"); a seed has digits.
+    return compact == candidate or sum(char.isdigit() for char in compact) >= 2
+
+
+def _codes_follow(value: str, at: int) -> bool:
+    start = _CODES_START.match(value, at)
+    if start is None:
+        return False
+    window = value[start.end() : start.end() + _REACH]
+    codes = [m.group() for m in _RECOVERY_CODE.finditer(window) if _code_like(m.group())]
+    first = _RECOVERY_CODE.match(window)
+    return first is not None and (len(codes) >= 2 or len(first.group()) >= 16)
+
+
+def _code_like(candidate: str) -> bool:
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}|\d{4}-\d{4}", candidate) and candidate[:2] in {"19", "20"}:
+        return False
+    return any(char.isdigit() for char in candidate) and not is_not_a_secret(candidate)
+
+
+def _bitlocker_groups(candidate: str) -> bool:
+    return all(int(group) % 11 == 0 for group in candidate.split("-"))
+
+
+# --- passwords in other scripts ----------------------------------------------------------
+
+_FOREIGN_WORDS = (
+    "пароль", "парола", "лозинка", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
+    "암호", "كلمة المرور", "كلمة السر", "رمز عبور", "رمز المرور", "סיסמ", "पासवर्ड", "รหัสผ่าน",
+    "mật khẩu", "hasło", "şifre", "jelszó", "lösenord", "contraseña", "κωδικός", "parolă",
+    "slaptažodis", "lykilorð", "salasõna",
+)  # fmt: skip
+# After the word: a short gap, a linker ("：", "是", "는", "—", "je"…) and an ASCII value.
+_FOREIGN_VALUE = re.compile(
+    r"""[^\n。.!?！？]{0,24}?
+    (?:[:：=—–-]|\s(?:to|je|jest|este|es|är|er|ist|est|είναι|là|adalah|это)\s|是|为|為|は|는|은|
+    هي|هو|היא|הוא|है|คือ)
+    \s*["'`「『“«]?(?P<value>[!-~]{4,64})""",
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def has_foreign_password(text: Text) -> bool:
+    """A password stated in a language written outside ASCII ("пароль: …", "密码是…")."""
+    if text.value.isascii():
+        return False
+    for word in _FOREIGN_WORDS:
+        for at in text.positions(word):
+            match = _FOREIGN_VALUE.match(text.value, at + len(word))
+            if match is None:
+                continue
+            value = match.group("value").rstrip("\"'`」』”»。.,")
+            if looks_like_password(value, quoted=False, strict=True):
+                return True
+    return False
+
+
+# --- "login: user / password" ------------------------------------------------------------
+
+_LOGIN_WORDS = frozenset(b"login credentials credential creds signin sign".split())
+_LOGIN_PAIR = re.compile(
+    r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b[^\n:=]{0,30}[:=][ \t]*"
+    r"(?P<user>[^\s/:]{1,64})[ \t]*[/:][ \t]*(?P<password>\S{4,64})",
+    re.IGNORECASE,
+)
+# "… Xy7!k2 is the admin password": the value stands before the word.
+_NAMED_BEFORE = re.compile(
+    r"""(?:^|\s)["'`]?(?P<value>[^\s"'`]{6,64})["'`]?[ \t]+(?:is|was)[ \t]+(?:the|my|our|your)
+    [ \t]+(?:[\w-]+[ \t]+)?$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_PASSWORD_NOUNS = ("password", "passphrase", "passcode")
+_WORD_ENDS = re.compile(r"s?(?![\w-])")
+
+
+def has_login_pair(text: Text) -> bool:
+    """A user name and password written as a pair after "login" or "credentials", or a
+    password named after it ("Xy7!… is the admin password")."""
+    for word in text.words & _LOGIN_WORDS:
+        for at in text.positions(word.decode()):
+            match = _LOGIN_PAIR.match(text.value, at)
+            if match is None or is_not_a_secret(match.group("user")):
+                continue
+            password = match.group("password").rstrip(".,;)")
+            if "/" not in password and looks_like_password(password, quoted=False, strict=True):
+                return True
+    for noun in _PASSWORD_NOUNS:
+        if noun.encode() not in text.words:
+            continue
+        for at in text.positions(noun):
+            before = text.lower[max(0, at - 40) : at]
+            if " is " not in before and " was " not in before:
+                continue
+            match = _NAMED_BEFORE.search(text.value, max(0, at - 120), at)
+            if (
+                match
+                and looks_strong(match.group("value"))
+                and _WORD_ENDS.match(text.value, at + len(noun))
+            ):
+                return True
+    return False

@@ -1,0 +1,170 @@
+"""Government identifiers (reason ``government_identifier_shape``).
+
+- US social security and taxpayer numbers written ``NNN-NN-NNNN`` (the original rule), now
+  stored when the number cannot be issued (area 000 or 666, group 00, serial 0000, a 9xx
+  area outside the ITIN groups), when all its digits are equal (a placeholder), or when a
+  label such as "part" or "order" says what it is instead;
+- national numbers written in their own format with a valid check digit or date (see
+  :mod:`.national`): Brazil's CPF, Korea's RRN, Nordic personal numbers, Spain's DNI and
+  NIE, Italy's codice fiscale, the UK's National Insurance number, India's Aadhaar and
+  PAN, China's resident ID, and more;
+- any number of six or more digits (letters allowed, as in passport numbers) that a label
+  names as an identity, tax, social security, passport or licence number;
+- US Medicare beneficiary identifiers and the machine-readable zone of passports.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mymcp.plugins.mnemosyne.memory.policy.labels import (
+    BENIGN,
+    IDENTITY,
+    label_around,
+    may_name_an_identity,
+)
+from mymcp.plugins.mnemosyne.memory.policy.national import FORMATS
+from mymcp.plugins.mnemosyne.memory.policy.text import Text
+
+__all__ = ["has_government_identifier"]
+
+_ALNUM = frozenset(b"Aa0")
+_ITIN_GROUPS = frozenset([*range(50, 66), *range(70, 89), *range(90, 93), *range(94, 100)])
+
+
+def _issuable(digits: str) -> bool:
+    area, group, serial = int(digits[:3]), int(digits[3:5]), int(digits[5:])
+    if area == 0 or area == 666 or group == 0 or serial == 0:
+        return False
+    return area < 900 or group in _ITIN_GROUPS
+
+
+def _has_ssn(text: Text) -> bool:
+    shape = text.shape
+    at = shape.find(b"000-00-0000")
+    while at >= 0:
+        end = at + 11
+        if (at == 0 or shape[at - 1] != 48) and (end == len(shape) or shape[end] != 48):
+            digits = text.value[at:end].replace("-", "")
+            label = label_around(text, at, end)
+            if label != BENIGN and len(set(digits)) > 1:
+                if label == IDENTITY or _issuable(digits):
+                    return True
+        at = shape.find(b"000-00-0000", at + 1)
+    return False
+
+
+# Digits, then digits or capitals, single separators and "(d)" check digits.
+_CLUSTER = re.compile(rb"0(?:[A0]|[-./+ ][A0]|\([A0]\)){4,}")
+# Dates (with a time after them or not), decimal amounts and IPv4 addresses are numbers,
+# not identifiers.
+_NOT_AN_IDENTIFIER = re.compile(
+    rb"0{4}[-./]0{2}[-./]0{2}(?:A.*)?|0{1,2}[-./]0{1,2}[-./]0{2,4}|0+\.0+"
+    rb"|0{1,3}(?:\.0{1,3}){3}(?:/0{1,2}|:0{1,5})?|0+(?:\.0+)+"
+)
+_DIGIT_GROUPS = re.compile(rb"0+(?: 0+)*")
+_YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
+_SEPARATORS = str.maketrans("", "", "-./+ ()")
+
+
+def _clusters(text: Text) -> list[tuple[int, int]]:
+    shape = text.shape
+    found = []
+    for match in _CLUSTER.finditer(shape):
+        start, end = match.span()
+        while start and shape[start - 1] == 65:
+            start -= 1
+        if (start and shape[start - 1] in _ALNUM) or (end < len(shape) and shape[end] in _ALNUM):
+            continue
+        found.append((start, end))
+    return found
+
+
+def _formatted(text: Text, start: int, end: int) -> bool:
+    validators = FORMATS.get(text.shape[start:end])
+    if not validators:
+        return False
+    compact = "".join(text.value[start:end].split()).translate(_SEPARATORS).upper()
+    return any(valid(compact) for valid in validators)
+
+
+def _has_national_number(text: Text) -> bool:
+    labelled = may_name_an_identity(text)
+    for start, end in _clusters(text):
+        if start and text.value[start - 1] == "+":
+            continue
+        signature = text.shape[start:end]
+        pieces = [(start, end)]
+        if b" " in signature:
+            offset = start
+            for piece in signature.split(b" "):
+                pieces.append((offset, offset + len(piece)))
+                offset += len(piece) + 1
+            if _DIGIT_GROUPS.fullmatch(signature):
+                pieces = [(start, end)]
+        formats = (
+            [*pieces, (start - 3, end)] if text.shape.startswith(b"AA ", start - 3) else pieces
+        )
+        for begin, stop in formats:  # "AB 12 34 56 C" starts before the cluster
+            if _formatted(text, begin, stop) and label_around(text, start, end) != BENIGN:
+                return True
+        if labelled and any(
+            _labelled_identity(text, begin, stop) for begin, stop in _labelled_pieces(pieces)
+        ):
+            return True
+    return False
+
+
+def _labelled_pieces(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The whole cluster when it is digit groups ("123 45 6789"), else its parts."""
+    return pieces[:1] if len(pieces) == 1 else pieces[1:]
+
+
+def _labelled_identity(text: Text, start: int, end: int) -> bool:
+    signature = text.shape[start:end]
+    if not _numbered(signature) or _NOT_AN_IDENTIFIER.fullmatch(signature):
+        return False
+    if _YEARS.fullmatch(text.value, start, end):
+        return False
+    return label_around(text, start, end) == IDENTITY
+
+
+def _numbered(signature: bytes) -> bool:
+    """Six digits or more, or a short code of capitals and at least two digits (a passport)."""
+    digits = signature.count(b"0")
+    if digits >= 6:
+        return True
+    return (
+        digits >= 2
+        and 6 <= len(signature) <= 12
+        and signature.count(b"A") + digits == len(signature)
+    )
+
+
+_MBI = re.compile(rb"0A[A0]0-?A[A0]0-?AA00")
+_MBI_LETTERS = frozenset("ACDEFGHJKMNPQRTUVWXY")
+_MRZ = re.compile(r"(?<![A-Z0-9<])[PIACV][A-Z<][A-Z<]{3}[A-Z0-9<]{25,39}(?![A-Z0-9<])")
+
+
+def _has_mbi(text: Text) -> bool:
+    for match in _MBI.finditer(text.shape):
+        start, end = match.span()
+        if (start and text.shape[start - 1] in _ALNUM) or (
+            end < len(text.shape) and text.shape[end] in _ALNUM
+        ):
+            continue
+        letters = [char for char in text.value[start:end] if char.isalpha()]
+        if all(char in _MBI_LETTERS for char in letters) and text.value[start] != "0":
+            return True
+    return False
+
+
+def has_government_identifier(text: Text) -> bool:
+    """An identification number of a person, by format and check digit or by its label."""
+    if "<<" in text.value and any("<<" in match.group() for match in _MRZ.finditer(text.value)):
+        return True
+    if b"0" not in text.shape:
+        return False
+    if _has_ssn(text) or _has_mbi(text):
+        return True
+    return text.shape.count(b"0") >= 2 and _has_national_number(text)

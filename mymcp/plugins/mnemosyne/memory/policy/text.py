@@ -1,0 +1,144 @@
+"""One value prepared for the detectors: folded digits, a lowercase copy and two byte masks.
+
+Every detector works on the same :class:`Text`. All its views have the length of the value,
+so an offset found in one view is valid in every other one:
+
+- ``value``: the value with every decimal digit of any script written as an ASCII digit
+  (``\\d`` in the policy means any decimal digit, so a full-width or Arabic-Indic number is
+  still a number);
+- ``lower``: ``value`` in lower case, for finding keywords;
+- ``shape``: one byte per character: ``A`` for an ASCII capital, ``a`` for a small letter,
+  ``0`` for a digit, a space for ASCII white space, ``?`` for anything outside ASCII and the
+  ASCII punctuation as itself. Searching it for a literal such as ``b"000-00-0000"`` is one
+  fast byte search instead of a regular expression run over the whole text;
+- ``word``: ``w`` for a character that can be part of a token (letters, digits, ``_``, ``-``
+  and ``.``), a space for anything else;
+- ``words``: the set of lowercase ASCII words (runs of letters and digits) of the value, so
+  that a detector can ask whether its keywords occur at all in one set lookup each.
+
+The masks are the policy's prefilter: most detectors first look for a keyword, a literal or
+a long token there, and run their exact rule only around what they found.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import cast
+
+__all__ = ["Text"]
+
+# A decimal digit outside ASCII: "not a non-digit and not ASCII".
+_FOREIGN_DIGIT = re.compile(r"[^\D\x00-\x7f]")
+
+
+def _shape_table() -> bytes:
+    table = bytearray(range(128)) + bytearray(b"?" * 128)
+    for start, end, mark in ((65, 90, "A"), (97, 122, "a"), (48, 57, "0")):
+        for code in range(start, end + 1):
+            table[code] = ord(mark)
+    for code in (9, 10, 11, 12, 13, 32):
+        table[code] = 32
+    return bytes(table)
+
+
+def _words_table() -> bytes:
+    table = bytearray(b" " * 256)
+    for code in range(128):
+        if chr(code).isalnum():
+            table[code] = ord(chr(code).lower())
+    return bytes(table)
+
+
+def _word_table() -> bytes:
+    table = bytearray(b" " * 256)
+    for code in range(128):
+        if chr(code).isalnum() or chr(code) in "_-.":
+            table[code] = ord("w")
+    return bytes(table)
+
+
+_TOKEN_RUN = 15
+_SHAPE = _shape_table()
+_WORD = _word_table()
+_WORDS = _words_table()
+
+
+def _fold_digits(value: str) -> str:
+    # Every decimal digit outside ASCII is at U+0660 or above.
+    if value.isascii() or max(value) < "\u0660" or _FOREIGN_DIGIT.search(value) is None:
+        return value
+    return _FOREIGN_DIGIT.sub(lambda match: str(unicodedata.decimal(match.group())), value)
+
+
+class Text:
+    """The views of one value that the detectors share (see the module docstring)."""
+
+    __slots__ = ("value", "lower", "shape", "word", "words", "cache")
+
+    def __init__(self, raw: str) -> None:
+        value = _fold_digits(raw)
+        lower = value.lower()
+        if len(lower) != len(value):
+            # Only U+0130 grows when lowered; keep the views aligned.
+            lower = value.replace("\u0130", "i").lower()
+        # "replace" writes one "?" per character it cannot encode, so offsets are kept.
+        encoded = value.encode("ascii", "replace")
+        self.value = value
+        self.lower = lower
+        self.shape = encoded.translate(_SHAPE)
+        self.word = encoded.translate(_WORD)
+        self.words = frozenset(encoded.translate(_WORDS).split())
+        # Results that several detectors share (assignments, chunks), computed on demand.
+        self.cache: dict[str, object] = {}
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def has(self, *needles: str) -> bool:
+        """True when the lowercase view contains any of ``needles``."""
+        return any(needle in self.lower for needle in needles)
+
+    def mentions(self, words: frozenset[bytes]) -> bool:
+        """True when one of ``words`` (lowercase ASCII, as bytes) is a word of the value."""
+        return not self.words.isdisjoint(words)
+
+    def positions(self, needle: str) -> Iterator[int]:
+        """Every offset where ``needle`` starts in the lowercase view (overlaps skipped)."""
+        at = self.lower.find(needle)
+        while at >= 0:
+            yield at
+            at = self.lower.find(needle, at + len(needle))
+
+    def tokens(self, minimum: int) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of every run of at least ``minimum`` token characters."""
+        probe = b"w" * minimum
+        at = self.word.find(probe)
+        while at >= 0:
+            end = self.word.find(b" ", at + minimum)
+            end = len(self.word) if end < 0 else end
+            yield at, end
+            at = self.word.find(probe, end)
+
+    def chunk(self, start: int, end: int) -> tuple[int, int]:
+        """The white-space delimited stretch of the value around ``start:end``."""
+        begin = self.shape.rfind(b" ", 0, start) + 1
+        stop = self.shape.find(b" ", end)
+        return begin, len(self.shape) if stop < 0 else stop
+
+    def chunks(self) -> list[tuple[int, int]]:
+        """Each white-space delimited stretch that holds a run of 15+ token characters.
+
+        Every provider token, key body and wallet key is such a run; prose has few.
+        """
+        cached = self.cache.get("chunks")
+        if cached is None:
+            found: list[tuple[int, int]] = []
+            for start, end in self.tokens(_TOKEN_RUN):
+                begin, stop = self.chunk(start, end)
+                if found and begin <= found[-1][0]:
+                    continue
+                found.append((begin, stop))
+            self.cache["chunks"] = cached = found
+        return cast(list[tuple[int, int]], cached)
