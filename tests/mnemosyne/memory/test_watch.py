@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory import discovery
 from mymcp.plugins.mnemosyne.memory import store as store_module
 from mymcp.plugins.mnemosyne.memory import watch as watch_module
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
@@ -41,13 +41,13 @@ def root(tmp_path: Path) -> Path:
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts full walks."""
     counted: list[int] = []
-    real = files.walk
+    real = discovery.walk
 
-    def counting(*args: Any, **kwargs: Any) -> list[files.Candidate]:
+    def counting(*args: Any, **kwargs: Any) -> list[discovery.Candidate]:
         counted.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(files, "walk", counting)
+    monkeypatch.setattr(discovery, "walk", counting)
     return counted
 
 
