@@ -132,10 +132,12 @@ def open_beneath(start_fd: int, names: tuple[str, ...], *, make: bool = False) -
     The one descent of the tree. With ``make``, missing components are created (mode
     0700, each made durable) on the way down.
     """
+    if not names:
+        return os.dup(start_fd)
     open_child = open_or_make_subdirectory if make else open_subdirectory
-    fd = os.dup(start_fd)
+    fd = open_child(start_fd, names[0])
     try:
-        for name in names:
+        for name in names[1:]:
             child = open_child(fd, name)
             os.close(fd)
             fd = child
@@ -224,6 +226,8 @@ def sync_directory(fd: int) -> None:
 
 def read_candidate(start_fd: int, parts: tuple[str, ...]) -> FileContent:
     """Read the record file ``start/parts...``; raises :class:`EntrySkipped`."""
+    if len(parts) == 1:
+        return read_file_at(start_fd, parts[0])
     try:
         dir_fd = open_beneath(start_fd, parts[:-1])
     except OSError as exc:

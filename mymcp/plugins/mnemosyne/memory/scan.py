@@ -357,8 +357,7 @@ class Scanner:
         self, cache: _ScopeCache, key: _ScanKey, chain: tuple[tuple[int, int, int], ...]
     ) -> _Snapshot | None:
         """The last snapshot of ``key`` if change notification vouches for it."""
-        with self._mutex:
-            snapshot = cache.snapshots.get(key)
+        snapshot = cache.snapshots.get(key)
         if snapshot is None or snapshot.since is None or not chain or snapshot.chain != chain:
             return None
         if not self._feed.unchanged(snapshot.watches, snapshot.since):

@@ -7,7 +7,7 @@ files (``memory/writes.py``) under :meth:`MemoryStore.lock`, an exclusive ``floc
 the root directory that serializes every writer of that root, in this process and others.
 
 The root is opened in one place (:func:`_open_root`), and an ``OSError`` from anywhere
-below becomes :class:`SourceUnavailable` in one place (:func:`_unavailable`).
+below becomes :class:`SourceUnavailable` in one place (``_unavailable``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class MemoryStore:
         A symlink at the scope directory or below raises :class:`SourceUnavailable`.
         """
         parts = _checked(canonical_relative_parts(scope, namespace_id, collection_id, memory_id))
-        with _unavailable():
+        with _unavailable:
             dir_fd = _open_below(root, parts[:-1], follow=True, strict=False)
             if dir_fd is None:
                 return None
@@ -106,7 +106,7 @@ class MemoryStore:
         be a real directory, and a symlink on the way down raises :class:`SourceUnavailable`.
         """
         names, depth = _selection(scope, namespace_id, collection_mode, collection_id)
-        with _unavailable():
+        with _unavailable:
             start_fd = _open_below(root, names, follow=False, strict=True)
             if start_fd is None:
                 return []
@@ -119,7 +119,7 @@ class MemoryStore:
         Counts as discovery would (same depth, symlinks skipped) but reads and stats
         nothing; a missing or symlinked scope directory counts as empty.
         """
-        with _unavailable():
+        with _unavailable:
             try:
                 start_fd = _open_below(root, (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
@@ -144,14 +144,14 @@ class MemoryStore:
     @contextmanager
     def _locked(self, root: Path, *, create: bool = True) -> Iterator[int]:
         """The lock, yielding the locked root's descriptor (its holder's, when reentered)."""
-        with _unavailable():
+        with _unavailable:
             fd = _open_root_to_lock(os.path.abspath(root), create=create)
             try:
                 status = os.fstat(fd)
             except BaseException:
                 os.close(fd)
                 raise
-        held = _held_roots()
+        held = _held.roots
         # The pid keeps a forked child from inheriting its parent's hold.
         key = (os.getpid(), status.st_dev, status.st_ino)
         if key in held:
@@ -159,7 +159,7 @@ class MemoryStore:
             yield held[key]
             return
         with files.closing_fd(fd):
-            with _unavailable():
+            with _unavailable:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             held[key] = fd
             try:
@@ -174,7 +174,7 @@ class MemoryStore:
         """Publish a new record file without ever replacing an existing one."""
         payload = encode_record(record)
         parts = _checked(record_parts(record))
-        with self._locked(root) as root_fd, _unavailable():
+        with self._locked(root) as root_fd, _unavailable:
             with files.closing_fd(files.open_beneath(root_fd, parts[:-1], make=True)) as dir_fd:
                 writes.publish(dir_fd, record.id, parts[-1], payload)
                 stored = self._scanner.load(os.path.abspath(root), dir_fd, parts, fresh=True)
@@ -192,7 +192,7 @@ class MemoryStore:
         payload = encode_record(new)
         parts = _checked(current.parts)
         base = os.path.abspath(root)
-        with self._locked(root, create=False) as root_fd, _unavailable():
+        with self._locked(root, create=False) as root_fd, _unavailable:
             dir_fd = _descend(root_fd, parts[:-1], strict=False)
             if dir_fd is None:
                 raise NotFound()
@@ -210,7 +210,7 @@ class MemoryStore:
     def delete(self, root: Path, current: StoredRecord) -> None:
         """Remove the file of ``current`` if its bytes are still the ones that were read."""
         parts = _checked(current.parts)
-        with self._locked(root, create=False) as root_fd, _unavailable():
+        with self._locked(root, create=False) as root_fd, _unavailable:
             dir_fd = _descend(root_fd, parts[:-1], strict=False)
             if dir_fd is None:
                 raise Conflict("write_conflict")
@@ -221,7 +221,7 @@ class MemoryStore:
     # --- internals -----------------------------------------------------------------------
 
     def _scope_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
-        with _unavailable():
+        with _unavailable:
             try:
                 start_fd = _open_below(root, (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
@@ -237,13 +237,21 @@ class MemoryStore:
 # --- opening the root and descending -------------------------------------------------------
 
 
-@contextmanager
-def _unavailable() -> Iterator[None]:
+class _Unavailable:
     """The one place where a filesystem failure becomes :class:`SourceUnavailable`."""
-    try:
-        yield
-    except OSError as exc:
-        raise SourceUnavailable() from exc
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, trace: object
+    ) -> None:
+        if isinstance(exc, OSError):
+            raise SourceUnavailable() from exc
+
+
+# Used as ``with _unavailable:`` around everything that touches the filesystem.
+_unavailable = _Unavailable()
 
 
 def _open_root(root: Path | str, *, follow: bool) -> int | None:
@@ -278,8 +286,10 @@ def _open_below(root: Path, names: tuple[str, ...], *, follow: bool, strict: boo
     root_fd = _open_root(root, follow=follow)
     if root_fd is None:
         return None
-    with files.closing_fd(root_fd):
+    try:
         return _descend(root_fd, names, strict=strict)
+    finally:
+        os.close(root_fd)
 
 
 def _descend(fd: int, names: tuple[str, ...], *, strict: bool) -> int | None:
@@ -321,13 +331,10 @@ def _checked(parts: tuple[str, ...]) -> tuple[str, ...]:
     return parts
 
 
-_held = threading.local()
+class _Held(threading.local):
+    def __init__(self) -> None:
+        # Roots this thread has locked: (pid, st_dev, st_ino) -> the locked descriptor.
+        self.roots: dict[tuple[int, int, int], int] = {}
 
 
-def _held_roots() -> dict[tuple[int, int, int], int]:
-    """Roots this thread has locked: (pid, st_dev, st_ino) -> the locked descriptor."""
-    roots: dict[tuple[int, int, int], int] | None = getattr(_held, "roots", None)
-    if roots is None:
-        roots = {}
-        _held.roots = roots
-    return roots
+_held = _Held()
