@@ -1027,10 +1027,10 @@ def test_any_other_filesystem_failure_below_the_store_is_unavailable(
     current = _load(store, root)
     assert current is not None
 
-    def out_of_descriptors(fd: int) -> int:
+    def out_of_descriptors(parent_fd: int, name: str) -> int:
         raise OSError(24, "Too many open files")
 
-    monkeypatch.setattr(os, "dup", out_of_descriptors)
+    monkeypatch.setattr(files, "open_subdirectory", out_of_descriptors)
     for call in (
         lambda: _load(store, root),
         lambda: store.list_scan(root, PROJECT, "mnemosyne", "exact", "decisions"),
