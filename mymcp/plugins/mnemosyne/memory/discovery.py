@@ -21,8 +21,6 @@ from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded
 
 __all__ = [
-    "CANDIDATE",
-    "DIRECTORY",
     "TOO_DEEP",
     "Candidate",
     "Entries",
@@ -34,8 +32,8 @@ __all__ = [
 TOO_DEEP = "too_deep"  # skip reason of a directory beyond the depth
 
 # What an entry of a directory is to a walk: one of these, or a skip reason.
-CANDIDATE = "candidate"
-DIRECTORY = "directory"
+_CANDIDATE = "candidate"
+_DIRECTORY = "directory"
 
 # The relevant entries of one directory in name order: (name, kind).
 Entries = tuple[tuple[str, str], ...]
@@ -66,9 +64,9 @@ def _classify(entry: os.DirEntry[str]) -> str | None:
     # case (a regular file) is decided by the first test.
     try:
         if entry.is_file(follow_symlinks=False):
-            return CANDIDATE if files.is_candidate_name(entry.name) else None
+            return _CANDIDATE if files.is_candidate_name(entry.name) else None
         if entry.is_dir(follow_symlinks=False):
-            return DIRECTORY
+            return _DIRECTORY
         if entry.is_symlink():
             return files.SYMLINK
     except OSError:
@@ -120,9 +118,9 @@ class _Walker:
         if self.on_directory is not None:
             self.on_directory(fd)
         for name, kind in self.entries_of(fd):
-            if kind is CANDIDATE:
+            if kind is _CANDIDATE:
                 self._add(fd, name, prefix)
-            elif kind is DIRECTORY:
+            elif kind is _DIRECTORY:
                 self._enter(fd, name, prefix, depth)
             else:
                 self.on_skip(kind)
@@ -164,27 +162,14 @@ def count_candidates(fd: int, max_depth: int, limit: int = files.MAX_CANDIDATES)
 def _count_candidates(fd: int, depth: int, max_depth: int, budget: int) -> int:
     count = 0
     for entry in files.list_directory(fd):
-        kind = _count_kind(entry)
-        if kind is DIRECTORY and depth < max_depth:
+        kind = _classify(entry)  # a symlink or an entry that cannot be classified: neither
+        if kind is _DIRECTORY and depth < max_depth:
             count += _count_subdirectory(fd, entry.name, depth + 1, max_depth, budget - count)
-        elif kind is CANDIDATE:
+        elif kind is _CANDIDATE:
             count += 1
         if count > budget:
             raise CandidateLimitExceeded()
     return count
-
-
-def _count_kind(entry: os.DirEntry[str]) -> str | None:
-    try:
-        if entry.is_symlink():
-            return None
-        if entry.is_dir(follow_symlinks=False):
-            return DIRECTORY
-        if entry.is_file(follow_symlinks=False) and files.is_candidate_name(entry.name):
-            return CANDIDATE
-    except OSError:
-        pass  # an entry that cannot be classified is not a candidate
-    return None
 
 
 def _count_subdirectory(parent_fd: int, name: str, depth: int, max_depth: int, budget: int) -> int:

@@ -19,11 +19,11 @@ import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from mymcp.plugins.mnemosyne.memory import cursors
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, LegacyRecord
-from mymcp.plugins.mnemosyne.memory.store import CollectionMode, StoredRecord
+from mymcp.plugins.mnemosyne.memory.store import CollectionMode, MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 
 __all__ = [
@@ -48,17 +48,6 @@ _STORE_MODES: dict[CollectionSelection, CollectionMode] = {
     "exact": "exact",
 }
 _MEMO_SIZE = 8  # selections whose ordered view is kept, one view each
-
-
-class ListingStore(Protocol):
-    def list_scan(
-        self,
-        root: Path,
-        scope: Scope,
-        namespace_id: str | None,
-        collection_mode: CollectionMode,
-        collection_id: str | None,
-    ) -> list[StoredRecord]: ...
 
 
 @dataclass(frozen=True)
@@ -107,7 +96,7 @@ class Page:
         return self.next_cursor is not None
 
 
-def list_page(store: ListingStore, root: Path, request: ListRequest) -> Page:
+def list_page(store: MemoryStore, root: Path, request: ListRequest) -> Page:
     """One page of the selection; the whole page or an error, never a partial inventory.
 
     Raises ``invalid_cursor`` / ``stale_cursor`` for a continuation that cannot be served,
@@ -136,7 +125,7 @@ def list_page(store: ListingStore, root: Path, request: ListRequest) -> Page:
     )
 
 
-def _scan(store: ListingStore, root: Path, selector: Selector) -> list[StoredRecord]:
+def _scan(store: MemoryStore, root: Path, selector: Selector) -> list[StoredRecord]:
     return store.list_scan(
         root,
         selector.scope,

@@ -168,7 +168,15 @@ class _ScopeCache:
 
     def retain(self, key: _ScanKey, found: set[tuple[str, ...]]) -> None:
         """Forget the files within reach of ``key``'s scan that its walk no longer found."""
-        gone = [parts for parts in self.entries if _covers(key, parts) and parts not in found]
+        start, depth = key
+        size = len(start)
+        deepest = size + depth + 1
+        # _covers inlined: this runs over every entry of the scope after each walk.
+        gone = [
+            parts
+            for parts in self.entries
+            if size < len(parts) <= deepest and parts[:size] == start and parts not in found
+        ]
         for parts in gone:
             del self.entries[parts]
             self._release(parts)
