@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from mymcp.plugins.mnemosyne.memory import discovery, files, writes
+from mymcp.plugins.mnemosyne.memory import discovery, files, scan, writes
 from mymcp.plugins.mnemosyne.memory.errors import (
     Conflict,
     MnemosyneError,
@@ -29,13 +29,7 @@ from mymcp.plugins.mnemosyne.memory.errors import (
     SourceUnavailable,
 )
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, canonical_relative_parts
-from mymcp.plugins.mnemosyne.memory.scan import (
-    SCOPE_DEPTH,
-    Scanner,
-    StoredRecord,
-    log_skip,
-    record_parts,
-)
+from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed, shared_feed
 from mymcp.plugins.mnemosyne.memory.writes import encode_record
@@ -56,7 +50,7 @@ class MemoryStore:
         self, *, clock: Callable[[], int] = time.time_ns, watch_changes: bool = True
     ) -> None:
         feed = shared_feed() if watch_changes else ChangeFeed(enabled=False)
-        self._scanner = Scanner(clock, feed)
+        self._scanner = scan.Scanner(clock, feed)
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -126,7 +120,7 @@ class MemoryStore:
                 return
             if start_fd is not None:
                 with files.closing_fd(start_fd):
-                    discovery.count_candidates(start_fd, SCOPE_DEPTH)
+                    discovery.count_candidates(start_fd, scan.SCOPE_DEPTH)
 
     # --- the lock ------------------------------------------------------------------------
 
@@ -173,7 +167,7 @@ class MemoryStore:
     def create(self, root: Path, record: CanonicalRecord) -> StoredRecord:
         """Publish a new record file without ever replacing an existing one."""
         payload = encode_record(record)
-        parts = _checked(record_parts(record))
+        parts = _checked(scan.record_parts(record))
         with self._locked(root) as root_fd, _unavailable:
             with files.closing_fd(files.open_beneath(root_fd, parts[:-1], make=True)) as dir_fd:
                 writes.publish(dir_fd, record.id, parts[-1], payload)
@@ -225,13 +219,13 @@ class MemoryStore:
             try:
                 start_fd = _open_below(root, (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
-                log_skip(scope, files.SYMLINK)
+                scan.log_skip(scope, files.SYMLINK)
                 return []
             if start_fd is None:
                 return []
             with files.closing_fd(start_fd):
                 base = os.path.abspath(root)
-                return self._scanner.scan(base, start_fd, (str(scope),), SCOPE_DEPTH)
+                return self._scanner.scan(base, start_fd, (str(scope),), scan.SCOPE_DEPTH)
 
 
 # --- opening the root and descending -------------------------------------------------------
@@ -315,7 +309,7 @@ def _selection(
     if namespace_id is None:
         if mode != "all":
             raise ValueError("a collection selector needs a namespace")
-        return _checked((str(scope),)), SCOPE_DEPTH
+        return _checked((str(scope),)), scan.SCOPE_DEPTH
     if mode != "exact":
         return _checked((str(scope), namespace_id)), 1 if mode == "all" else 0
     if collection_id is None:
