@@ -210,8 +210,9 @@ class Scanner:
         self._clock = clock
         self._feed = feed
         self._mutex = threading.Lock()
-        # Read caches and snapshots by scope, least recently used first; at most MAX_SCOPES.
-        self._scopes: dict[str, _ScopeCache] = {}
+        # Read caches and snapshots by (root, scope), least recently used first; at most
+        # MAX_SCOPES.
+        self._scopes: dict[tuple[str, str], _ScopeCache] = {}
         self._listings = _Listings(clock)
 
     def scan(
@@ -351,7 +352,7 @@ class Scanner:
         return outcome
 
     def _scope(self, base: str, scope: str) -> _ScopeCache:
-        key = os.path.join(base, scope)
+        key = (base, scope)
         with self._mutex:
             cache = self._scopes.pop(key, None)
             if cache is None:

@@ -75,12 +75,13 @@ class MemoryStore:
         A symlink at the scope directory or below raises :class:`SourceUnavailable`.
         """
         parts = _checked(canonical_relative_parts(scope, namespace_id, collection_id, memory_id))
+        base = os.path.abspath(root)
         with _unavailable:
-            dir_fd = _open_below(root, parts[:-1], follow=True, strict=False)
+            dir_fd = _open_below(base, parts[:-1], follow=True, strict=False)
             if dir_fd is None:
                 return None
             with files.closing_fd(dir_fd):
-                stored = self._scanner.load(os.path.abspath(root), dir_fd, parts, fresh=False)
+                stored = self._scanner.load(base, dir_fd, parts, fresh=False)
         if stored is None or not isinstance(stored.record, CanonicalRecord):
             return None
         return stored
@@ -100,12 +101,13 @@ class MemoryStore:
         be a real directory, and a symlink on the way down raises :class:`SourceUnavailable`.
         """
         names, depth = _selection(scope, namespace_id, collection_mode, collection_id)
+        base = os.path.abspath(root)
         with _unavailable:
-            start_fd = _open_below(root, names, follow=False, strict=True)
+            start_fd = _open_below(base, names, follow=False, strict=True)
             if start_fd is None:
                 return []
             with files.closing_fd(start_fd):
-                return self._scanner.scan(os.path.abspath(root), start_fd, names, depth)
+                return self._scanner.scan(base, start_fd, names, depth)
 
     def check_candidate_bound(self, root: Path, scope: Scope) -> None:
         """Raise :class:`CandidateLimitExceeded` if the scope holds too many candidates.
@@ -115,7 +117,9 @@ class MemoryStore:
         """
         with _unavailable:
             try:
-                start_fd = _open_below(root, (str(scope),), follow=True, strict=True)
+                start_fd = _open_below(
+                    os.path.abspath(root), (str(scope),), follow=True, strict=True
+                )
             except files.SymlinkRefused:
                 return
             if start_fd is not None:
@@ -215,16 +219,16 @@ class MemoryStore:
     # --- internals -----------------------------------------------------------------------
 
     def _scope_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
+        base = os.path.abspath(root)
         with _unavailable:
             try:
-                start_fd = _open_below(root, (str(scope),), follow=True, strict=True)
+                start_fd = _open_below(base, (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
                 scan.log_skip(scope, files.SYMLINK)
                 return []
             if start_fd is None:
                 return []
             with files.closing_fd(start_fd):
-                base = os.path.abspath(root)
                 return self._scanner.scan(base, start_fd, (str(scope),), scan.SCOPE_DEPTH)
 
 
@@ -248,7 +252,7 @@ class _Unavailable:
 _unavailable = _Unavailable()
 
 
-def _open_root(root: Path | str, *, follow: bool) -> int | None:
+def _open_root(root: str, *, follow: bool) -> int | None:
     """The one way the root is opened: its descriptor, or None when there is no root.
 
     Followed, the root may be a symlink to a directory, and a path that leads to no
@@ -260,7 +264,7 @@ def _open_root(root: Path | str, *, follow: bool) -> int | None:
     except FileNotFoundError:
         return None
     except NotADirectoryError:
-        if follow or files.lstat_at(None, os.fspath(root)) is None:
+        if follow or files.lstat_at(None, root) is None:
             return None
         raise
 
@@ -275,7 +279,7 @@ def _open_root_to_lock(path: str, *, create: bool) -> int:
     return fd
 
 
-def _open_below(root: Path, names: tuple[str, ...], *, follow: bool, strict: bool) -> int | None:
+def _open_below(root: str, names: tuple[str, ...], *, follow: bool, strict: bool) -> int | None:
     """The directory ``root/names...``, or None when it is missing (see the two above)."""
     root_fd = _open_root(root, follow=follow)
     if root_fd is None:
