@@ -77,7 +77,7 @@ class MemoryStore:
         parts = _checked(canonical_relative_parts(scope, namespace_id, collection_id, memory_id))
         base = os.path.abspath(root)
         with _unavailable:
-            dir_fd = _open_below(base, parts[:-1], follow=True, strict=False)
+            dir_fd = _open_below(os.fspath(root), parts[:-1], follow=True, strict=False)
             if dir_fd is None:
                 return None
             with files.closing_fd(dir_fd):
@@ -103,7 +103,7 @@ class MemoryStore:
         names, depth = _selection(scope, namespace_id, collection_mode, collection_id)
         base = os.path.abspath(root)
         with _unavailable:
-            start_fd = _open_below(base, names, follow=False, strict=True)
+            start_fd = _open_below(os.fspath(root), names, follow=False, strict=True)
             if start_fd is None:
                 return []
             with files.closing_fd(start_fd):
@@ -117,9 +117,7 @@ class MemoryStore:
         """
         with _unavailable:
             try:
-                start_fd = _open_below(
-                    os.path.abspath(root), (str(scope),), follow=True, strict=True
-                )
+                start_fd = _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
                 return
             if start_fd is not None:
@@ -222,7 +220,7 @@ class MemoryStore:
         base = os.path.abspath(root)
         with _unavailable:
             try:
-                start_fd = _open_below(base, (str(scope),), follow=True, strict=True)
+                start_fd = _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
                 scan.log_skip(scope, files.SYMLINK)
                 return []
