@@ -147,11 +147,13 @@ _ScanKey = tuple[tuple[str, ...], int]
 class _ScopeCache:
     """What the scans of one scope have learned; used under the scanner's mutex."""
 
-    __slots__ = ("entries", "snapshots")
+    __slots__ = ("directories", "entries", "snapshots")
 
     def __init__(self) -> None:
         # Read outcome per root-relative path; at most MAX_ENTRIES_PER_SCOPE.
         self.entries: dict[tuple[str, ...], _Entry] = {}
+        # The same paths by directory, so a walk looks only at the directories it reached.
+        self.directories: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
         # Snapshot per kind of scan, least recently kept first; at most MAX_SNAPSHOTS_PER_SCOPE.
         self.snapshots: dict[_ScanKey, _Snapshot] = {}
 
@@ -161,8 +163,12 @@ class _ScopeCache:
         if entry is not None:
             if len(self.entries) >= MAX_ENTRIES_PER_SCOPE:
                 self.entries.clear()
+                self.directories.clear()
                 self.snapshots.clear()
             self.entries[parts] = entry
+            self.directories.setdefault(parts[:-1], set()).add(parts)
+        elif old is not None:
+            self._unlist(parts)
         if old is not None and (entry is None or entry.outcome is not old.outcome):
             self._release(parts)
 
@@ -170,22 +176,24 @@ class _ScopeCache:
         """Forget the files within reach of ``key``'s scan that its walk no longer found."""
         start, depth = key
         size = len(start)
-        deepest = size + depth + 1
-        # _covers inlined: this runs over every entry of the scope after each walk.
-        gone = [
-            parts
-            for parts in self.entries
-            if size < len(parts) <= deepest and parts[:size] == start and parts not in found
-        ]
-        for parts in gone:
-            del self.entries[parts]
-            self._release(parts)
+        reached = [d for d in self.directories if len(d) <= size + depth and d[:size] == start]
+        for directory in reached:
+            for parts in [parts for parts in self.directories[directory] if parts not in found]:
+                del self.entries[parts]
+                self._unlist(parts)
+                self._release(parts)
 
     def keep(self, key: _ScanKey, snapshot: _Snapshot) -> None:
         self.snapshots.pop(key, None)
         self.snapshots[key] = snapshot
         while len(self.snapshots) > MAX_SNAPSHOTS_PER_SCOPE:
             del self.snapshots[next(iter(self.snapshots))]
+
+    def _unlist(self, parts: tuple[str, ...]) -> None:
+        siblings = self.directories[parts[:-1]]
+        siblings.discard(parts)
+        if not siblings:
+            del self.directories[parts[:-1]]
 
     def _release(self, parts: tuple[str, ...]) -> None:
         """Drop the snapshots covering ``parts``: they hold its superseded outcome."""
