@@ -975,3 +975,71 @@ def test_path_parts_must_be_plain_names(root: Path, store: MemoryStore, bad: str
         store.load_canonical(root, PROJECT, bad, None, CANONICAL_ID)
     with pytest.raises(ValueError):
         store.list_scan(root, PROJECT, bad, "all", None)
+
+
+# --- filesystem failures ---------------------------------------------------------------------
+
+
+def test_a_directory_that_cannot_be_listed_makes_every_read_unavailable(
+    root: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_record(root, _legacy(), "project", "ns", "a.json")
+
+    def refuse(_: object) -> None:
+        raise PermissionError("denied")
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    for read in (
+        lambda: store.recall_scan(root, PROJECT),
+        lambda: store.list_scan(root, PROJECT, None, "all", None),
+        lambda: store.list_scan(root, PROJECT, "ns", "none", None),
+        lambda: store.check_candidate_bound(root, PROJECT),
+    ):
+        with pytest.raises(SourceUnavailable):
+            read()
+
+
+def test_create_refuses_a_symlink_that_wins_a_mkdir_race(
+    root: Path, store: MemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "project").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    real_mkdir = os.mkdir
+
+    def racing_mkdir(name: Any, mode: int = 0o777, *, dir_fd: int | None = None) -> None:
+        if name != "mnemosyne":
+            real_mkdir(name, mode, dir_fd=dir_fd)
+            return
+        os.symlink(outside, name, dir_fd=dir_fd)
+        raise FileExistsError(name)
+
+    monkeypatch.setattr(os, "mkdir", racing_mkdir)
+    with pytest.raises(SourceUnavailable):
+        store.create(root, _new_record())
+    assert list(outside.iterdir()) == []
+
+
+def test_any_other_filesystem_failure_below_the_store_is_unavailable(
+    root: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place_canonical(root, canonical_record())
+    current = _load(store, root)
+    assert current is not None
+
+    def out_of_descriptors(parent_fd: int, name: str) -> int:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(files, "open_subdirectory", out_of_descriptors)
+    for call in (
+        lambda: _load(store, root),
+        lambda: store.list_scan(root, PROJECT, "mnemosyne", "exact", "decisions"),
+        lambda: store.create(root, _new_record()),
+        lambda: store.replace(root, current, _revised(current, content="new")),
+        lambda: store.delete(root, current),
+    ):
+        with pytest.raises(SourceUnavailable):
+            call()
+    monkeypatch.undo()
+    assert _load(store, root) is not None
+    assert _load(store, root, OTHER_ID) is None

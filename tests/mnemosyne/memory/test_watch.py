@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory import discovery
 from mymcp.plugins.mnemosyne.memory import store as store_module
 from mymcp.plugins.mnemosyne.memory import watch as watch_module
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
@@ -41,13 +41,13 @@ def root(tmp_path: Path) -> Path:
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts full walks."""
     counted: list[int] = []
-    real = files.walk
+    real = discovery.walk
 
-    def counting(*args: Any, **kwargs: Any) -> list[files.Candidate]:
+    def counting(*args: Any, **kwargs: Any) -> list[discovery.Candidate]:
         counted.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(files, "walk", counting)
+    monkeypatch.setattr(discovery, "walk", counting)
     return counted
 
 
@@ -205,3 +205,29 @@ def test_a_filesystem_not_known_to_report_every_change_always_walks(
     store.recall_scan(root, PROJECT)
     store.recall_scan(root, PROJECT)
     assert len(walks) == 2
+
+
+def test_the_events_remembered_per_watch_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch_module, "MAX_EVENTFUL_WATCHES", 1)
+    feed = ChangeFeed()
+    assert feed.mark() is not None  # opens the feed
+    watches = []
+    for name in ("quiet", "busy", "busier"):
+        (tmp_path / name).mkdir()
+        fd = os.open(tmp_path / name, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            watches.append(feed.watch(fd))
+        finally:
+            os.close(fd)
+    quiet, busy, busier = watches
+    assert quiet is not None and busy is not None and busier is not None
+    since = feed.mark()
+    assert since is not None
+    (tmp_path / "busy" / "x.json").write_text("{}")
+    assert feed.unchanged((quiet,), since)  # one watch with events fits the bound
+    (tmp_path / "busier" / "y.json").write_text("{}")
+    # Two do not: the feed forgets them and counts everything as changed once.
+    assert not feed.unchanged((quiet,), since)
+    assert feed.unchanged((quiet, busy, busier), feed.mark() or since)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne import configuration
-from mymcp.plugins.mnemosyne.memory import store
+from mymcp.plugins.mnemosyne.memory import scan
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from tests.helpers import (
     CANONICAL_ID,
@@ -656,7 +656,7 @@ def test_inspect_sees_edited_replaced_added_and_deleted_files(
 def test_inspect_sees_a_same_size_rewrite_of_a_settled_file(
     client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "RACY_WINDOW_NS", 0)
+    monkeypatch.setattr(scan, "RACY_WINDOW_NS", 0)
     path = place_canonical(memory_root, canonical_record(content="first text"))
     os.utime(path, ns=(1, 1))
     assert _inspect(client).payload["memory"]["content"] == "first text"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne.configuration import MutationSettings
-from mymcp.plugins.mnemosyne.memory import cursors, files, store
+from mymcp.plugins.mnemosyne.memory import cursors, files, scan
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.plugin import build_mnemosyne_registrations
 from tests.helpers import (
@@ -1017,7 +1017,7 @@ def test_list_pages_reuse_unchanged_files(
 ) -> None:
     for number in range(6):
         _v2(memory_root, number)
-    monkeypatch.setattr(store, "RACY_WINDOW_NS", -(10**15))
+    monkeypatch.setattr(scan, "RACY_WINDOW_NS", -(10**15))
     reads: list[tuple[str, ...]] = []
     original = files.read_candidate
 

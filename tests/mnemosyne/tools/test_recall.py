@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne import configuration
-from mymcp.plugins.mnemosyne.memory import files, store
+from mymcp.plugins.mnemosyne.memory import files, scan
 from mymcp.plugins.mnemosyne.memory import recall as recall_service
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.tools import schemas
@@ -662,7 +662,7 @@ def test_recall_sees_edited_replaced_added_and_deleted_files(
 def test_recall_sees_a_same_size_rewrite_of_a_settled_file(
     client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "RACY_WINDOW_NS", 0)
+    monkeypatch.setattr(scan, "RACY_WINDOW_NS", 0)
     path = _legacy(memory_root, "a.json", content="zebra")
     os.utime(path, ns=(1, 1))
     assert _ids(_recall(client)) == ["a"]
@@ -675,7 +675,7 @@ def test_recall_sees_entries_added_removed_and_renamed_in_a_settled_directory(
     client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every file and directory counts as settled: listings and reads are reused at once.
-    monkeypatch.setattr(store, "RACY_WINDOW_NS", -(10**12))
+    monkeypatch.setattr(scan, "RACY_WINDOW_NS", -(10**12))
     _legacy(memory_root, "ns", "a.json", content="zebra one")
     assert _ids(_recall(client)) == ["a"]
     assert _ids(_recall(client)) == ["a"]
@@ -695,7 +695,7 @@ def test_recall_tokenizes_and_reads_unchanged_files_only_once(
     client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every file counts as settled, so the cache is trusted on the very next call.
-    monkeypatch.setattr(store, "RACY_WINDOW_NS", -(10**12))
+    monkeypatch.setattr(scan, "RACY_WINDOW_NS", -(10**12))
     for number in range(20):
         _canonical(memory_root, number, content=f"zebra number {number}")
     tokenized: list[str] = []

@@ -1,41 +1,36 @@
-"""Filesystem primitives of the memory store.
+"""File primitives of the memory tree, relative to open directory descriptors.
 
-Everything here works relative to open directory descriptors and opens every component
-below the starting point with ``O_NOFOLLOW``, so a path swapped for a symlink between a
-check and a use can never lead outside the memory tree. Record files are size-checked on
-the open handle before a byte is read.
+Every name below a starting descriptor is opened with ``O_NOFOLLOW``, so a component
+swapped for a symlink between a check and a use can never lead outside the tree, and a
+record file's size is checked on the open handle before a byte is read.
 
-Errors: the walk raises :class:`SourceUnavailable` (a directory could not be listed) and
-:class:`CandidateLimitExceeded`; reading a candidate raises :class:`EntrySkipped` with the
-skip reason; the write helpers let ``OSError`` through for the store to classify.
+Nothing here knows the memory domain. A function either succeeds, raises ``OSError``
+(sharpened where a caller needs to tell cases apart: ``FileNotFoundError`` for a missing
+name, :class:`SymlinkRefused` for a symlink, ``NotADirectoryError`` for another
+non-directory), or, for a record file that cannot be used, raises :class:`EntrySkipped`
+with the skip reason that is logged. The store decides what each failure means.
 """
 
 from __future__ import annotations
 
 import errno
-import functools
 import operator
 import os
 import re
 import secrets
 import stat
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple
 
-from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, SourceUnavailable
-
-MAX_RECORD_BYTES = 65_536
-MAX_CANDIDATES = 1000
+MAX_RECORD_BYTES = 65_536  # a larger record file is skipped without being read
+MAX_CANDIDATES = 1000  # the most record files one scan may find (memory/scan.py counts)
 RECORD_SUFFIX = ".json"
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 
-# Skip reasons, as logged.
+# Why a record file was skipped, as logged.
 SYMLINK = "symlink"
-TOO_DEEP = "too_deep"
 UNREADABLE = "unreadable"
 OVERSIZED = "oversized"
 
@@ -50,10 +45,18 @@ _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXE
 _TEMP_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 # Temp files are only ever written for canonical IDs; nothing else is cleaned up.
 _TEMP_NAME_RE = re.compile(r"\.mem_[0-9a-f]{32}\.[a-z0-9]{8}\.tmp")
+_BY_NAME = operator.attrgetter("name")
+
+
+class SymlinkRefused(OSError):
+    """A symlink stood where a real directory (or file) was required."""
+
+    def __init__(self) -> None:
+        super().__init__(errno.ELOOP, "symlink refused")
 
 
 class EntrySkipped(Exception):
-    """A candidate that cannot be used; ``identity`` is set when the skip is cacheable."""
+    """A record file that cannot be used; ``identity`` is set when the skip is cacheable."""
 
     def __init__(self, reason: str, identity: Identity | None = None) -> None:
         super().__init__(reason)
@@ -61,18 +64,7 @@ class EntrySkipped(Exception):
         self.identity = identity
 
 
-class Candidate(NamedTuple):
-    """A record file found by a walk (a named tuple: walks create one per file)."""
-
-    parts: tuple[str, ...]  # relative to the walk's start directory
-    identity: Identity | None  # taken without following links; None if that failed
-
-
-# Builds a Candidate from (parts, identity) without the Python-level __new__.
-_new_candidate = functools.partial(tuple.__new__, Candidate)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileContent:
     data: bytes
     identity: Identity  # of the handle the bytes came from
@@ -95,25 +87,18 @@ def is_candidate_name(name: str) -> bool:
     return dot > 0 and name[dot:] == RECORD_SUFFIX
 
 
-def lstat_or_none(path: str | os.PathLike[str]) -> os.stat_result | None:
-    """``lstat`` of a path; None when it or a parent is missing or not a directory."""
+# --- looking names up and opening directories ------------------------------------------------
+
+
+def lstat_at(dir_fd: int | None, name: str) -> os.stat_result | None:
+    """``lstat`` of ``name`` in ``dir_fd`` (a plain path when None); None when it is missing.
+
+    A path with a parent that is not a directory counts as missing too.
+    """
     try:
-        return os.lstat(path)
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except (FileNotFoundError, NotADirectoryError):
         return None
-
-
-# --- directories -------------------------------------------------------------------------
-
-
-def open_directory(path: str | os.PathLike[str], *, follow: bool = False) -> int:
-    """Open a directory by path; the last component must not be a symlink unless ``follow``."""
-    flags = _DIRECTORY_FLAGS if follow else _DIRECTORY_FLAGS | os.O_NOFOLLOW
-    return os.open(path, flags)
-
-
-def open_subdirectory(parent_fd: int, name: str) -> int:
-    return os.open(name, _DIRECTORY_FLAGS | os.O_NOFOLLOW, dir_fd=parent_fd)
 
 
 @contextmanager
@@ -124,15 +109,35 @@ def closing_fd(fd: int) -> Iterator[int]:
         os.close(fd)
 
 
-def open_beneath(start_fd: int, names: tuple[str, ...], *, make: bool = False) -> int:
-    """Open the directory ``start/names...`` refusing a symlink at every component.
+def open_directory(path: str | os.PathLike[str], *, follow: bool = False) -> int:
+    """Open a directory by path; the last component must not be a symlink unless ``follow``."""
+    flags = _DIRECTORY_FLAGS if follow else _DIRECTORY_FLAGS | os.O_NOFOLLOW
+    return os.open(path, flags)
 
-    With ``make``, missing components are created (mode 0700) on the way down.
-    """
-    open_child = open_or_make_subdirectory if make else open_subdirectory
-    fd = os.dup(start_fd)
+
+def open_subdirectory(parent_fd: int, name: str) -> int:
+    """Open the real directory ``parent/name``; a symlink raises :class:`SymlinkRefused`."""
     try:
-        for name in names:
+        return os.open(name, _DIRECTORY_FLAGS | os.O_NOFOLLOW, dir_fd=parent_fd)
+    except OSError as exc:
+        # Linux reports a symlink opened this way as "not a directory"; look to tell.
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP) and is_symlink(lstat_at(parent_fd, name)):
+            raise SymlinkRefused() from exc
+        raise
+
+
+def open_beneath(start_fd: int, names: tuple[str, ...], *, make: bool = False) -> int:
+    """Open the directory ``start/names...``, refusing a symlink at every component.
+
+    The one descent of the tree. With ``make``, missing components are created (mode
+    0700, each made durable) on the way down.
+    """
+    if not names:
+        return os.dup(start_fd)
+    open_child = open_or_make_subdirectory if make else open_subdirectory
+    fd = open_child(start_fd, names[0])
+    try:
+        for name in names[1:]:
             child = open_child(fd, name)
             os.close(fd)
             fd = child
@@ -142,11 +147,25 @@ def open_beneath(start_fd: int, names: tuple[str, ...], *, make: bool = False) -
     return fd
 
 
+def list_directory(fd: int) -> list[os.DirEntry[str]]:
+    """The entries of an open directory, sorted by name (code point order)."""
+    with os.scandir(fd) as entries:
+        return sorted(entries, key=_BY_NAME)
+
+
+def is_symlink(status: os.stat_result | None) -> bool:
+    """Whether an ``lstat`` result (None: nothing there) is a symlink."""
+    return status is not None and stat.S_ISLNK(status.st_mode)
+
+
+# --- making directories --------------------------------------------------------------------
+
+
 def make_directory_chain(path: str) -> None:
     """Create ``path`` and any missing ancestors (mode 0700), each made durable.
 
     Only the missing ancestors and ``path`` itself are checked: a symlink or non-directory
-    among them raises :class:`SourceUnavailable`. Existing directories are left untouched.
+    among them raises ``OSError``. Existing directories are left untouched.
     """
     missing: list[str] = []
     current = os.path.abspath(path)
@@ -154,7 +173,7 @@ def make_directory_chain(path: str) -> None:
         missing.append(current)
         parent = os.path.dirname(current)
         if parent == current:
-            raise SourceUnavailable()
+            raise FileNotFoundError(errno.ENOENT, "no existing ancestor")
         current = parent
     for directory in reversed(missing):
         _make_directory_at(None, directory)
@@ -164,46 +183,33 @@ def make_directory_chain(path: str) -> None:
 def open_or_make_subdirectory(parent_fd: int, name: str) -> int:
     """Open ``parent/name`` as a real directory, creating it (mode 0700) when missing."""
     _make_directory_at(parent_fd, name)
-    try:
-        return open_subdirectory(parent_fd, name)
-    except OSError as exc:
-        raise SourceUnavailable() from exc
+    return open_subdirectory(parent_fd, name)
 
 
 def _make_directory_at(parent_fd: int | None, name: str) -> None:
-    status = _lstat_at(parent_fd, name)
+    status = lstat_at(parent_fd, name)
     if status is None:
         try:
             os.mkdir(name, DIRECTORY_MODE, dir_fd=parent_fd)
         except FileExistsError:
-            status = _lstat_at(parent_fd, name)
-        except OSError as exc:
-            raise SourceUnavailable() from exc
+            status = lstat_at(parent_fd, name)  # made meanwhile: accepted if a directory
         else:
             _sync_parent(parent_fd, name)
             return
-    if status is None or not stat.S_ISDIR(status.st_mode):
-        raise SourceUnavailable()
-
-
-def _lstat_at(dir_fd: int | None, name: str) -> os.stat_result | None:
-    try:
-        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise SourceUnavailable() from exc
+    if status is None:
+        raise FileNotFoundError(errno.ENOENT, "directory vanished")
+    if stat.S_ISLNK(status.st_mode):
+        raise SymlinkRefused()
+    if not stat.S_ISDIR(status.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory")
 
 
 def _sync_parent(parent_fd: int | None, name: str) -> None:
-    try:
-        if parent_fd is not None:
-            sync_directory(parent_fd)
-            return
-        with closing_fd(open_directory(os.path.dirname(name), follow=True)) as fd:
-            sync_directory(fd)
-    except OSError as exc:
-        raise SourceUnavailable() from exc
+    if parent_fd is not None:
+        sync_directory(parent_fd)
+        return
+    with closing_fd(open_directory(os.path.dirname(name), follow=True)) as fd:
+        sync_directory(fd)
 
 
 def _fsync_directory(fd: int) -> None:
@@ -211,240 +217,17 @@ def _fsync_directory(fd: int) -> None:
 
 
 def sync_directory(fd: int) -> None:
-    """Make the entries of an open directory durable; raises ``OSError`` on failure."""
+    """Make the entries of an open directory durable."""
     _fsync_directory(fd)
 
 
-# --- discovery ---------------------------------------------------------------------------
-
-
-def walk(
-    start_fd: int,
-    max_depth: int,
-    *,
-    report_too_deep: bool,
-    on_skip: Callable[[str], None],
-    limit: int = MAX_CANDIDATES,
-    listings: Listings | None = None,
-    racy_window_ns: int = 0,
-    on_directory: Callable[[int], None] | None = None,
-) -> list[Candidate]:
-    """All candidates below ``start_fd`` in discovery order (depth first, names by code point).
-
-    Symlinks and directories beyond ``max_depth`` are reported through ``on_skip`` as they
-    are met; nothing is read. Every candidate is stat-ed; with ``listings`` the names of a
-    directory that has not changed are taken from the previous walk instead of listed again.
-    ``on_directory`` is called with each visited directory's descriptor before it is listed.
-    """
-    walker = _Walker(max_depth, report_too_deep, on_skip, limit, listings, racy_window_ns)
-    walker.on_directory = on_directory
-    walker.visit(start_fd, (), 0)
-    return walker.candidates
-
-
-_CANDIDATE = "candidate"
-_DIRECTORY = "directory"
-
-# The relevant entries of one directory in name order: (name, kind), where kind is
-# _CANDIDATE, _DIRECTORY or a skip reason.
-Entries = tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class _Listing:
-    change: tuple[int, int]  # the directory's (st_mtime_ns, st_ctime_ns) before listing
-    listed_ns: int
-    entries: Entries
-
-
-class Listings:
-    """Directory listings remembered between walks, in process memory only.
-
-    A directory is listed again unless its device, inode, mtime and ctime are those of the
-    remembered listing and its last change came at least the racy window before that
-    listing was taken (so a change within the same timestamp tick cannot hide). Adding,
-    removing or renaming an entry changes the directory; editing a file does not, which is
-    why files are stat-ed on every walk regardless.
-    """
-
-    def __init__(self, clock: Callable[[], int], limit: int = 4 * MAX_CANDIDATES) -> None:
-        self._clock = clock
-        self._limit = limit
-        self._known: dict[tuple[int, int], _Listing] = {}
-        self._mutex = threading.Lock()
-
-    def entries(self, fd: int, racy_window_ns: int) -> Entries:
-        try:
-            status = os.fstat(fd)
-        except OSError as exc:
-            raise SourceUnavailable() from exc
-        key = (status.st_dev, status.st_ino)
-        change = (status.st_mtime_ns, status.st_ctime_ns)
-        with self._mutex:
-            known = self._known.get(key)
-        if (
-            known is not None
-            and known.change == change
-            and max(change) < known.listed_ns - racy_window_ns
-        ):
-            return known.entries
-        listed_ns = self._clock()
-        entries = _classified(fd)
-        if all(kind is not UNREADABLE for _, kind in entries):
-            with self._mutex:
-                if key not in self._known and len(self._known) >= self._limit:
-                    self._known.clear()
-                self._known[key] = _Listing(change, listed_ns, entries)
-        return entries
-
-
-class _Walker:
-    def __init__(
-        self,
-        max_depth: int,
-        report_too_deep: bool,
-        on_skip: Callable[[str], None],
-        limit: int,
-        listings: Listings | None,
-        racy_window_ns: int,
-    ) -> None:
-        self.max_depth = max_depth
-        self.report_too_deep = report_too_deep
-        self.on_skip = on_skip
-        self.limit = limit
-        self.listings = listings
-        self.racy_window_ns = racy_window_ns
-        self.candidates: list[Candidate] = []
-        self.on_directory: Callable[[int], None] | None = None
-
-    def visit(self, fd: int, prefix: tuple[str, ...], depth: int) -> None:
-        if self.on_directory is not None:
-            self.on_directory(fd)
-        if self.listings is None:
-            entries = _classified(fd)
-        else:
-            entries = self.listings.entries(fd, self.racy_window_ns)
-        for name, kind in entries:
-            if kind is _CANDIDATE:
-                self._add(fd, name, prefix)
-            elif kind is _DIRECTORY:
-                self._enter(fd, name, prefix, depth)
-            else:
-                self.on_skip(kind)
-
-    def _enter(self, fd: int, name: str, prefix: tuple[str, ...], depth: int) -> None:
-        if depth >= self.max_depth:
-            if self.report_too_deep:
-                self.on_skip(TOO_DEEP)
-            return
-        try:
-            child = open_subdirectory(fd, name)
-        except OSError as exc:
-            if _is_symlink_at(fd, name):
-                self.on_skip(SYMLINK)
-                return
-            raise SourceUnavailable() from exc
-        with closing_fd(child):
-            self.visit(child, (*prefix, name), depth + 1)
-
-    def _add(self, fd: int, name: str, prefix: tuple[str, ...]) -> None:
-        # Runs once per file on every walk.
-        candidates = self.candidates
-        if len(candidates) >= self.limit:
-            raise CandidateLimitExceeded()
-        try:
-            identity: Identity | None = identity_of(os.stat(name, dir_fd=fd, follow_symlinks=False))
-        except OSError:
-            identity = None
-        candidates.append(_new_candidate(((*prefix, name), identity)))
-
-
-def _classified(fd: int) -> Entries:
-    """List a directory: its candidates, subdirectories and skipped entries, by name."""
-    return tuple(
-        (entry.name, kind)
-        for entry in _list_directory(fd)
-        if (kind := _classify(entry)) is not None
-    )
-
-
-def _classify(entry: os.DirEntry[str]) -> str | None:
-    # Without following links, a symlink is neither a file nor a directory; the common
-    # case (a regular file) is decided by the first test.
-    try:
-        if entry.is_file(follow_symlinks=False):
-            return _CANDIDATE if is_candidate_name(entry.name) else None
-        if entry.is_dir(follow_symlinks=False):
-            return _DIRECTORY
-        if entry.is_symlink():
-            return SYMLINK
-    except OSError:
-        return UNREADABLE
-    return None
-
-
-_BY_NAME = operator.attrgetter("name")
-
-
-def _list_directory(fd: int) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(fd) as entries:
-            return sorted(entries, key=_BY_NAME)
-    except OSError as exc:
-        raise SourceUnavailable() from exc
-
-
-def _is_symlink_at(dir_fd: int, name: str) -> bool:
-    try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
-
-
-def count_candidates(fd: int, max_depth: int, limit: int = MAX_CANDIDATES) -> int:
-    """Candidates below ``fd`` as a walk would find them, without stat-ing or reading any.
-
-    Symlinks are never followed; raises :class:`CandidateLimitExceeded` once over ``limit``.
-    """
-    return _count_candidates(fd, 0, max_depth, limit)
-
-
-def _count_candidates(fd: int, depth: int, max_depth: int, budget: int) -> int:
-    count = 0
-    for entry in _list_directory(fd):
-        try:
-            if entry.is_symlink():
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if depth < max_depth:
-                    count += _count_subdirectory(
-                        fd, entry.name, depth + 1, max_depth, budget - count
-                    )
-            elif entry.is_file(follow_symlinks=False) and is_candidate_name(entry.name):
-                count += 1
-        except OSError:
-            continue  # an entry that cannot be classified is not a candidate
-        if count > budget:
-            raise CandidateLimitExceeded()
-    return count
-
-
-def _count_subdirectory(parent_fd: int, name: str, depth: int, max_depth: int, budget: int) -> int:
-    try:
-        child = open_subdirectory(parent_fd, name)
-    except OSError as exc:
-        if _is_symlink_at(parent_fd, name):
-            return 0  # replaced by a symlink since it was listed: skipped like any symlink
-        raise SourceUnavailable() from exc
-    with closing_fd(child):
-        return _count_candidates(child, depth, max_depth, budget)
-
-
-# --- reading -----------------------------------------------------------------------------
+# --- bounded reads -------------------------------------------------------------------------
 
 
 def read_candidate(start_fd: int, parts: tuple[str, ...]) -> FileContent:
-    """Read the record file ``start/parts...`` safely; raises :class:`EntrySkipped`."""
+    """Read the record file ``start/parts...``; raises :class:`EntrySkipped`."""
+    if len(parts) == 1:
+        return read_file_at(start_fd, parts[0])
     try:
         dir_fd = open_beneath(start_fd, parts[:-1])
     except OSError as exc:
@@ -496,7 +279,7 @@ def read_at_most(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-# --- writing -----------------------------------------------------------------------------
+# --- writing -------------------------------------------------------------------------------
 
 
 def write_temp(dir_fd: int, memory_id: str, payload: bytes) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from mymcp.plugins.mnemosyne.memory.errors import Conflict, NotFound, SourceUnavailable
+from mymcp.plugins.mnemosyne.memory.errors import Conflict, NotFound
 from mymcp.plugins.mnemosyne.memory.records import (
     CanonicalRecord,
     LegacyRecord,
@@ -59,12 +59,9 @@ def inspect_memory(store: MemoryStore, root: Path, reference: Reference) -> Reco
     (``ambiguous_reference``: a legacy ID held by several valid files) and the store's
     storage errors.
     """
-    try:
-        if isinstance(reference, CanonicalReference):
-            return _canonical(store, root, reference)
-        return _legacy(store, root, reference)
-    except OSError as exc:
-        raise SourceUnavailable() from exc
+    if isinstance(reference, CanonicalReference):
+        return _canonical(store, root, reference)
+    return _legacy(store, root, reference)
 
 
 def _canonical(store: MemoryStore, root: Path, reference: CanonicalReference) -> Record:

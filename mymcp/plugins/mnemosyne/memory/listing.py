@@ -19,12 +19,11 @@ import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from mymcp.plugins.mnemosyne.memory import cursors
-from mymcp.plugins.mnemosyne.memory.errors import SourceUnavailable
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, LegacyRecord
-from mymcp.plugins.mnemosyne.memory.store import CollectionMode, StoredRecord
+from mymcp.plugins.mnemosyne.memory.store import CollectionMode, MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 
 __all__ = [
@@ -48,18 +47,7 @@ _STORE_MODES: dict[CollectionSelection, CollectionMode] = {
     "collectionless": "none",
     "exact": "exact",
 }
-_MEMO_SIZE = 8
-
-
-class ListingStore(Protocol):
-    def list_scan(
-        self,
-        root: Path,
-        scope: Scope,
-        namespace_id: str | None,
-        collection_mode: CollectionMode,
-        collection_id: str | None,
-    ) -> list[StoredRecord]: ...
+_MEMO_SIZE = 8  # selections whose ordered view is kept, one view each
 
 
 @dataclass(frozen=True)
@@ -89,7 +77,7 @@ class ListRequest:
     cursor: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ListedItem:
     stored: StoredRecord
     inspectability: str
@@ -108,7 +96,7 @@ class Page:
         return self.next_cursor is not None
 
 
-def list_page(store: ListingStore, root: Path, request: ListRequest) -> Page:
+def list_page(store: MemoryStore, root: Path, request: ListRequest) -> Page:
     """One page of the selection; the whole page or an error, never a partial inventory.
 
     Raises ``invalid_cursor`` / ``stale_cursor`` for a continuation that cannot be served,
@@ -119,7 +107,7 @@ def list_page(store: ListingStore, root: Path, request: ListRequest) -> Page:
     cursor = None
     if request.cursor is not None:
         cursor = cursors.open_cursor(request.cursor, selector_digest)
-    view = _view(selector, _scan(store, root, selector))
+    view = _view(root, selector, _scan(store, root, selector))
     offset, size = 0, request.page_size
     if cursor is not None:
         offset = cursor.resume(view.digest(), view.total)
@@ -137,17 +125,14 @@ def list_page(store: ListingStore, root: Path, request: ListRequest) -> Page:
     )
 
 
-def _scan(store: ListingStore, root: Path, selector: Selector) -> list[StoredRecord]:
-    try:
-        return store.list_scan(
-            root,
-            selector.scope,
-            selector.namespace_id,
-            _STORE_MODES[selector.collection],
-            selector.collection_id,
-        )
-    except OSError as exc:
-        raise SourceUnavailable() from exc
+def _scan(store: MemoryStore, root: Path, selector: Selector) -> list[StoredRecord]:
+    return store.list_scan(
+        root,
+        selector.scope,
+        selector.namespace_id,
+        _STORE_MODES[selector.collection],
+        selector.collection_id,
+    )
 
 
 # --- the ordered view ----------------------------------------------------------------------
@@ -170,29 +155,36 @@ class _View:
         return cursors.snapshot_digest(self._snapshot)
 
 
-class _Memo:
-    """A small LRU of views, keyed by the selector and the exact scanned record objects.
+# The scanned records a view was built from, in scan order.
+_Records = tuple[StoredRecord, ...]
 
-    The store hands out the same :class:`StoredRecord` object for as long as a file is
-    unchanged, so an identical tuple means identical records; holding the objects in the
-    key keeps their identities from being reused.
+
+class _Memo:
+    """The latest view of each recently listed selection, at most ``size`` of them.
+
+    A view is kept with the exact record objects it was built from. The store hands out the
+    same :class:`StoredRecord` object for as long as a file is unchanged, so the same
+    objects mean the same records; a scan that returns other objects builds a new view,
+    which replaces the superseded one at once.
     """
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._views: OrderedDict[tuple[object, ...], _View] = OrderedDict()
+        # (root, selector) -> (scanned records, their view), least recently used first.
+        self._views: OrderedDict[tuple[str, Selector], tuple[_Records, _View]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[object, ...]) -> _View | None:
+    def get(self, key: tuple[str, Selector], scanned: _Records) -> _View | None:
         with self._lock:
-            view = self._views.get(key)
-            if view is not None:
-                self._views.move_to_end(key)
-            return view
+            kept = self._views.get(key)
+            if kept is None or kept[0] != scanned:
+                return None
+            self._views.move_to_end(key)
+            return kept[1]
 
-    def put(self, key: tuple[object, ...], view: _View) -> None:
+    def put(self, key: tuple[str, Selector], scanned: _Records, view: _View) -> None:
         with self._lock:
-            self._views[key] = view
+            self._views[key] = (scanned, view)
             self._views.move_to_end(key)
             while len(self._views) > self._size:
                 self._views.popitem(last=False)
@@ -201,12 +193,12 @@ class _Memo:
 _memo = _Memo(_MEMO_SIZE)
 
 
-def _view(selector: Selector, scanned: list[StoredRecord]) -> _View:
-    key = (selector, tuple(scanned))
-    view = _memo.get(key)
+def _view(root: Path, selector: Selector, scanned: list[StoredRecord]) -> _View:
+    key, records = (str(root), selector), tuple(scanned)
+    view = _memo.get(key, records)
     if view is None:
         view = _build_view(selector, scanned)
-        _memo.put(key, view)
+        _memo.put(key, records, view)
     return view
 
 

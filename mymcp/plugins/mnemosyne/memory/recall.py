@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from mymcp.plugins.mnemosyne.memory.errors import SourceUnavailable
 from mymcp.plugins.mnemosyne.memory.inspect import reference_dict
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
@@ -100,12 +99,9 @@ class _RecordTerms:
 def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[RecallHit]:
     """The best matches in the scope, at most :data:`RESULT_LIMIT`, best first.
 
-    Raises the store's storage errors (an OS error counts as an unavailable source).
+    Raises the store's storage errors.
     """
-    try:
-        candidates = store.recall_scan(root, request.scope)
-    except OSError as exc:
-        raise SourceUnavailable() from exc
+    candidates = store.recall_scan(root, request.scope)
     query = terms(request.query)
     tag_keys = frozenset(canonical_tag_key(tag) for tag in request.tags)
     index = _index_for(store, root, request.scope)
@@ -238,7 +234,9 @@ class _ScopeIndex:
                 del self._tagged[tag]
 
 
-# One index per (store, root, scope); the least recently used ones are forgotten.
+# One index per (store, root, scope), at most _MAX_INDEXES, the least recently used
+# forgotten first. Each holds the records of its scope's latest scan only (at most
+# files.MAX_CANDIDATES): a record the next scan no longer returns leaves the index then.
 _MAX_INDEXES: Final = 32
 _indexes: weakref.WeakKeyDictionary[MemoryStore, dict[tuple[str, Scope], _ScopeIndex]] = (
     weakref.WeakKeyDictionary()

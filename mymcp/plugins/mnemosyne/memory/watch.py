@@ -21,7 +21,7 @@ import struct
 import sys
 import threading
 
-__all__ = ["LOCAL_FILESYSTEMS", "ChangeFeed", "shared_feed"]
+__all__ = ["LOCAL_FILESYSTEMS", "MAX_EVENTFUL_WATCHES", "ChangeFeed", "shared_feed"]
 
 _IN_MODIFY = 0x00000002
 _IN_ATTRIB = 0x00000004
@@ -70,6 +70,9 @@ LOCAL_FILESYSTEMS = frozenset(
 _STATFS_BUFFER = 512  # larger than struct statfs on every Linux ABI; f_type comes first
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, name length; the name follows
 _READ_SIZE = 64 * 1024
+# Watches whose last event is remembered. Past this many the feed starts a new epoch, so
+# every earlier mark counts as changed once, and forgets them all.
+MAX_EVENTFUL_WATCHES = 16_384
 
 
 def _load_libc() -> ctypes.CDLL | None:
@@ -98,7 +101,8 @@ class ChangeFeed:
         self._fd: int | None = None
         self._sequence = 0  # grows with every event read
         self._epoch = 0  # grows when everything must be considered changed
-        self._last_event: dict[int, int] = {}  # watch descriptor -> sequence of its last event
+        # Watch descriptor -> sequence of its last event; at most MAX_EVENTFUL_WATCHES.
+        self._last_event: dict[int, int] = {}
 
     def mark(self) -> tuple[int, int] | None:
         """A point to compare later changes against, or None when no feed is available."""
@@ -169,6 +173,9 @@ class ChangeFeed:
                 self._epoch += 1
             else:
                 self._last_event[wd] = self._sequence
+        if len(self._last_event) > MAX_EVENTFUL_WATCHES:
+            self._epoch += 1
+            self._last_event.clear()
 
 
 def _on_local_filesystem(libc: ctypes.CDLL, directory_fd: int) -> bool:

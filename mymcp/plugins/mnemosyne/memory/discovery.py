@@ -1,0 +1,181 @@
+"""Discovery: which record files lie below a directory, in the order a scan reports them.
+
+A walk goes depth first with the names of each directory in code point order, never
+follows a symlink (it reports one as skipped), stops at the given depth and counts every
+record file (a regular file whose last suffix is ``.json``) against the candidate limit.
+It takes each file's ``lstat`` identity and reads nothing. Counting does the same without
+stat-ing a single file, for the bound a write checks before it searches.
+
+Filesystem failures propagate as ``OSError``; going past the limit raises
+:class:`CandidateLimitExceeded`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import NamedTuple
+
+from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded
+
+__all__ = [
+    "TOO_DEEP",
+    "Candidate",
+    "Entries",
+    "count_candidates",
+    "list_entries",
+    "walk",
+]
+
+TOO_DEEP = "too_deep"  # skip reason of a directory beyond the depth
+
+# What an entry of a directory is to a walk: one of these, or a skip reason.
+_CANDIDATE = "candidate"
+_DIRECTORY = "directory"
+
+# The relevant entries of one directory in name order: (name, kind).
+Entries = tuple[tuple[str, str], ...]
+
+
+class Candidate(NamedTuple):
+    """A record file found by a walk (a named tuple: walks create one per file)."""
+
+    parts: tuple[str, ...]  # relative to the walk's start directory
+    identity: files.Identity | None  # taken without following links; None if that failed
+
+
+# Builds a Candidate from (parts, identity) without the Python-level __new__.
+_new_candidate = functools.partial(tuple.__new__, Candidate)
+
+
+def list_entries(fd: int) -> Entries:
+    """List a directory: its candidates, subdirectories and skipped entries, by name."""
+    return tuple(
+        (entry.name, kind)
+        for entry in files.list_directory(fd)
+        if (kind := _classify(entry)) is not None
+    )
+
+
+def _classify(entry: os.DirEntry[str]) -> str | None:
+    # Without following links, a symlink is neither a file nor a directory; the common
+    # case (a regular file) is decided by the first test.
+    try:
+        if entry.is_file(follow_symlinks=False):
+            return _CANDIDATE if files.is_candidate_name(entry.name) else None
+        if entry.is_dir(follow_symlinks=False):
+            return _DIRECTORY
+        if entry.is_symlink():
+            return files.SYMLINK
+    except OSError:
+        return files.UNREADABLE
+    return None
+
+
+def walk(
+    start_fd: int,
+    max_depth: int,
+    *,
+    report_too_deep: bool,
+    on_skip: Callable[[str], None],
+    limit: int = files.MAX_CANDIDATES,
+    entries_of: Callable[[int], Entries] = list_entries,
+    on_directory: Callable[[int], None] | None = None,
+) -> list[Candidate]:
+    """All candidates below ``start_fd`` in discovery order.
+
+    Symlinks, and directories beyond ``max_depth`` when ``report_too_deep``, are reported
+    through ``on_skip`` as they are met. ``entries_of`` lists a directory (a cache may
+    answer instead of the filesystem); ``on_directory`` is called with each visited
+    directory's descriptor before it is listed.
+    """
+    walker = _Walker(max_depth, report_too_deep, on_skip, limit, entries_of, on_directory)
+    walker.visit(start_fd, (), 0)
+    return walker.candidates
+
+
+class _Walker:
+    def __init__(
+        self,
+        max_depth: int,
+        report_too_deep: bool,
+        on_skip: Callable[[str], None],
+        limit: int,
+        entries_of: Callable[[int], Entries],
+        on_directory: Callable[[int], None] | None,
+    ) -> None:
+        self.max_depth = max_depth
+        self.report_too_deep = report_too_deep
+        self.on_skip = on_skip
+        self.limit = limit
+        self.entries_of = entries_of
+        self.on_directory = on_directory
+        self.candidates: list[Candidate] = []
+
+    def visit(self, fd: int, prefix: tuple[str, ...], depth: int) -> None:
+        if self.on_directory is not None:
+            self.on_directory(fd)
+        for name, kind in self.entries_of(fd):
+            if kind is _CANDIDATE:
+                self._add(fd, name, prefix)
+            elif kind is _DIRECTORY:
+                self._enter(fd, name, prefix, depth)
+            else:
+                self.on_skip(kind)
+
+    def _enter(self, fd: int, name: str, prefix: tuple[str, ...], depth: int) -> None:
+        if depth >= self.max_depth:
+            if self.report_too_deep:
+                self.on_skip(TOO_DEEP)
+            return
+        try:
+            child = files.open_subdirectory(fd, name)
+        except files.SymlinkRefused:
+            self.on_skip(files.SYMLINK)
+            return
+        with files.closing_fd(child):
+            self.visit(child, (*prefix, name), depth + 1)
+
+    def _add(self, fd: int, name: str, prefix: tuple[str, ...]) -> None:
+        # Runs once per file on every walk.
+        candidates = self.candidates
+        if len(candidates) >= self.limit:
+            raise CandidateLimitExceeded()
+        try:
+            status = files.lstat_at(fd, name)
+        except OSError:
+            status = None
+        identity = None if status is None else files.identity_of(status)
+        candidates.append(_new_candidate(((*prefix, name), identity)))
+
+
+def count_candidates(fd: int, max_depth: int, limit: int = files.MAX_CANDIDATES) -> int:
+    """Candidates below ``fd`` as a walk would find them, without stat-ing or reading any.
+
+    Symlinks are never followed; raises :class:`CandidateLimitExceeded` once over ``limit``.
+    """
+    return _count_candidates(fd, 0, max_depth, limit)
+
+
+def _count_candidates(fd: int, depth: int, max_depth: int, budget: int) -> int:
+    count = 0
+    for entry in files.list_directory(fd):
+        kind = _classify(entry)  # a symlink or an entry that cannot be classified: neither
+        if kind is _DIRECTORY and depth < max_depth:
+            count += _count_subdirectory(fd, entry.name, depth + 1, max_depth, budget - count)
+        elif kind is _CANDIDATE:
+            count += 1
+        if count > budget:
+            raise CandidateLimitExceeded()
+    return count
+
+
+def _count_subdirectory(parent_fd: int, name: str, depth: int, max_depth: int, budget: int) -> int:
+    try:
+        child = files.open_subdirectory(parent_fd, name)
+    except files.SymlinkRefused:
+        return 0  # replaced by a symlink since it was listed: skipped like any symlink
+    with files.closing_fd(child):
+        return _count_candidates(child, depth, max_depth, budget)
