@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.configuration import GATE_VARIABLES, ROOT_VARIABLE, SettingsError
-from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory import discovery, files
 from mymcp.plugins.mnemosyne.memory.records import (
     INVALID_ENCODING,
     INVALID_JSON,
@@ -32,7 +32,7 @@ from mymcp.plugins.mnemosyne.memory.records import (
     canonical_relative_parts,
     parse_record_bytes,
 )
-from mymcp.plugins.mnemosyne.memory.store import PATH_MISMATCH, SCOPE_DEPTH
+from mymcp.plugins.mnemosyne.memory.scan import PATH_MISMATCH, SCOPE_DEPTH
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
@@ -239,7 +239,7 @@ def _walk(root: Path, directory: Path, depth: int, report: _ScopeReport) -> None
         elif entry.is_dir(follow_symlinks=False):
             if depth >= SCOPE_DEPTH:
                 text = f"a folder more than {SCOPE_DEPTH} levels below its scope; never entered"
-                report.skipped.append((shown + "/", files.TOO_DEEP, text))
+                report.skipped.append((shown + "/", discovery.TOO_DEEP, text))
             else:
                 _walk(root, path, depth + 1, report)
         elif entry.is_file(follow_symlinks=False) and files.is_candidate_name(entry.name):
