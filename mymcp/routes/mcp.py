@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-import json
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,11 +22,14 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from mymcp import settings
-from mymcp.mcp import exchange, jsonrpc
+from mymcp.mcp import errors, exchange, jsonrpc
 from mymcp.mcp.dispatcher import MCPDispatcher
+from mymcp.mcp.era import Era, HttpHeaders, era_of
 
 MAX_BODY_BYTES = exchange.MAX_MESSAGE_BYTES
 PROTOCOL_HEADER = "mcp-protocol-version"
+# The request metadata headers, in the order HttpHeaders holds them.
+_METADATA_HEADERS = (PROTOCOL_HEADER, "mcp-method", "mcp-name")
 # Messages dispatched at once; more wait for a free worker. The same bound as Starlette's
 # own thread pool, so a few slow Tool calls never hold up a ping or another call.
 DISPATCH_WORKERS = 40
@@ -37,35 +39,77 @@ def create_router(dispatcher: MCPDispatcher) -> APIRouter:
     """The MCP route bound to one dispatcher (and so to one runtime); other methods get 405."""
 
     async def post_mcp(request: Request) -> Response:
-        version = request.headers.get(PROTOCOL_HEADER)
-        if version is not None and version not in settings.SUPPORTED_PROTOCOL_VERSIONS:
-            return _error_response(400, jsonrpc.INVALID_REQUEST, "Unsupported protocol version")
+        headers = _metadata_headers(request)
         try:
-            body = await _read_bounded(request)
-        except ClientDisconnect:  # gone before the body was complete: nothing to dispatch
-            return _error_response(400, jsonrpc.PARSE_ERROR, "Parse error")
-        if body is None:
-            return _error_response(413, jsonrpc.INVALID_REQUEST, "Request body too large")
-        try:
-            message = jsonrpc.decode_body(body)
-        except jsonrpc.ParseError:
-            return _error_response(400, jsonrpc.PARSE_ERROR, "Parse error")
-        return await _answer(dispatcher, message, version)
+            message = await _read_message(request)
+        except _Refused as refused:
+            # A revision this server does not know was refused before the body was read.
+            if _unknown_revision(headers):
+                return _refusal(errors.UNSUPPORTED_HEADER, Era.HANDSHAKE)
+            return _refusal(refused.row, era_of(None, headers))
+        current = era_of(message, headers)
+        if current is Era.HANDSHAKE and not _handshake_header_accepted(headers):
+            return _refusal(errors.UNSUPPORTED_HEADER, current)
+        return await _answer(dispatcher, current, message, headers)
 
     router = APIRouter()
     router.add_route("/mcp", post_mcp, methods=["POST"])  # a plain Starlette route
     return router
 
 
-async def _answer(dispatcher: MCPDispatcher, message: Any, version: str | None) -> Response:
-    incoming = exchange.received(message)
-    response = await _in_worker(
-        functools.partial(dispatcher.dispatch, message, protocol_version=version)
-    )
-    body = exchange.answered(incoming, response)
+class _Refused(Exception):
+    def __init__(self, row: errors.ProtocolError) -> None:
+        self.row = row
+
+
+async def _read_message(request: Request) -> Any:
+    """The decoded body; raises :class:`_Refused` when it is too large, cut off or not JSON."""
+    try:
+        body = await _read_bounded(request)
+    except ClientDisconnect:  # gone before the body was complete: nothing to dispatch
+        raise _Refused(errors.PARSE) from None
     if body is None:
+        raise _Refused(errors.TOO_LARGE)
+    try:
+        return jsonrpc.decode_body(body)
+    except jsonrpc.ParseError:
+        raise _Refused(errors.PARSE) from None
+
+
+def _metadata_headers(request: Request) -> HttpHeaders:
+    sent = [request.headers.getlist(name) for name in _METADATA_HEADERS]
+    version, method, name = (values[0] if values else None for values in sent)
+    return HttpHeaders(version, method, name, repeated=any(len(values) > 1 for values in sent))
+
+
+def _handshake_header_accepted(headers: HttpHeaders) -> bool:
+    version = headers.protocol_version
+    return version is None or version in settings.SUPPORTED_PROTOCOL_VERSIONS
+
+
+def _unknown_revision(headers: HttpHeaders) -> bool:
+    version = headers.protocol_version
+    return not _handshake_header_accepted(headers) and (
+        version not in settings.MODERN_PROTOCOL_VERSIONS
+    )
+
+
+async def _answer(
+    dispatcher: MCPDispatcher, current: Era, message: Any, headers: HttpHeaders
+) -> Response:
+    incoming = exchange.received(message)
+    if current is Era.MODERN:
+        dispatch = functools.partial(dispatcher.dispatch_modern, message, headers)
+    else:
+        dispatch = functools.partial(
+            dispatcher.dispatch, message, protocol_version=headers.protocol_version
+        )
+    answer = exchange.reply(incoming, await _in_worker(dispatch))
+    if answer is None:
         return Response(status_code=202)
-    return Response(content=body, media_type="application/json")
+    body, sent = answer
+    status = errors.http_status(current, sent)
+    return Response(content=body, status_code=status, media_type="application/json")
 
 
 async def _in_worker(dispatch: Callable[[], Any]) -> Any:
@@ -105,6 +149,7 @@ async def _read_bounded(request: Request) -> bytes | None:
     return b"".join(chunks)
 
 
-def _error_response(status: int, code: int, message: str) -> Response:
-    body = json.dumps(jsonrpc.error(None, code, message), separators=(",", ":"))
-    return Response(content=body, status_code=status, media_type="application/json")
+def _refusal(row: errors.ProtocolError, current: Era) -> Response:
+    """A refusal made before dispatch: a null id and the row's code, message and status."""
+    body = exchange.error_body(row.code, row.message)
+    return Response(content=body, status_code=row.status(current), media_type="application/json")
