@@ -4,6 +4,9 @@ The route is a plain Starlette route rather than a FastAPI path operation: it re
 body itself, so FastAPI's parameter machinery would only add cost to every call. The
 dispatch runs in a plain thread pool of the process (a Tool call reads and writes files and
 must never block the loop); ``loop.run_in_executor`` is a cheaper hand-off than AnyIO's.
+
+Both protocol eras arrive here: ``mymcp.mcp.era`` says which one a request belongs to, the
+dispatcher answers it in that era, and ``mymcp.mcp.errors`` gives the HTTP status.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ MAX_BODY_BYTES = exchange.MAX_MESSAGE_BYTES
 PROTOCOL_HEADER = "mcp-protocol-version"
 # The request metadata headers, in the order HttpHeaders holds them.
 _METADATA_HEADERS = (PROTOCOL_HEADER, "mcp-method", "mcp-name")
+_KNOWN_REVISIONS = frozenset(
+    (*settings.SUPPORTED_PROTOCOL_VERSIONS, *settings.MODERN_PROTOCOL_VERSIONS)
+)
 # Messages dispatched at once; more wait for a free worker. The same bound as Starlette's
 # own thread pool, so a few slow Tool calls never hold up a ping or another call.
 DISPATCH_WORKERS = 40
@@ -43,7 +49,8 @@ def create_router(dispatcher: MCPDispatcher) -> APIRouter:
         try:
             message = await _read_message(request)
         except _Refused as refused:
-            # A revision this server does not know was refused before the body was read.
+            # A header naming no known revision was once refused before the body was read;
+            # the answer stays the same when the body cannot be read.
             if _unknown_revision(headers):
                 return _refusal(errors.UNSUPPORTED_HEADER, Era.HANDSHAKE)
             return _refusal(refused.row, era_of(None, headers))
@@ -89,9 +96,7 @@ def _handshake_header_accepted(headers: HttpHeaders) -> bool:
 
 def _unknown_revision(headers: HttpHeaders) -> bool:
     version = headers.protocol_version
-    return not _handshake_header_accepted(headers) and (
-        version not in settings.MODERN_PROTOCOL_VERSIONS
-    )
+    return version is not None and version not in _KNOWN_REVISIONS
 
 
 async def _answer(

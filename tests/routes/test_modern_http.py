@@ -527,3 +527,17 @@ def test_the_handshake_era_goes_on_beside_it(host: SyntheticHost) -> None:
 
     legacy = host.rpc({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["result"]
     assert list(legacy) == ["tools"]
+
+
+def test_no_published_schema_asks_for_mcp_param_headers(mcp: Any) -> None:
+    # With no x-mcp-header in any inputSchema there is no Mcp-Param-* header to check.
+    client = mcp(remember=True, revise=True, archive_restore=True, forget=True)
+    message = modern.request("tools/list")
+
+    response = client.http.post(
+        "/mcp", content=json.dumps(message), headers=modern.headers(message)
+    )
+
+    assert response.status_code == 200
+    assert len(response.json()["result"]["tools"]) == 9
+    assert b"x-mcp-header" not in response.content
