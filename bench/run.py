@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import eras  # noqa: E402
 import listing  # noqa: E402
 import recall_inspect  # noqa: E402
 import remember  # noqa: E402
@@ -26,6 +27,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("recall_inspect", recall_inspect.run),
     ("listing", listing.run),
     ("remember", remember.run),
+    ("eras", eras.run),
 ]
 
 
