@@ -286,7 +286,8 @@ class McpHttp:
     Without ``protocol_version`` the client sends no ``MCP-Protocol-Version`` header, as an
     original 0.2.0 client did, and reads the payload from the text item. With one (2025-06-18
     or newer) it gets ``structuredContent`` as well and reads the payload from there, as a
-    current SDK client does.
+    current SDK client does. With ``2026-07-28`` every request also carries the ``_meta``
+    envelope and the ``Mcp-Method`` (and ``Mcp-Name``) headers of that revision.
     """
 
     def __init__(self, server: Server, protocol_version: str | None = None) -> None:
@@ -294,6 +295,14 @@ class McpHttp:
         self._headers = dict(_JSON_HEADERS)
         if protocol_version is not None:
             self._headers["MCP-Protocol-Version"] = protocol_version
+        self._envelope = (
+            {
+                "io.modelcontextprotocol/protocolVersion": protocol_version,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+            if protocol_version == MODERN_REVISION
+            else None
+        )
         self._next_id = 0
 
     def close(self) -> None:
@@ -310,14 +319,23 @@ class McpHttp:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
         if params is not None:
             message["params"] = dict(params)
-        self._connection.request(
-            "POST", "/mcp", body=json.dumps(message).encode(), headers=self._headers
-        )
+        headers = self._headers
+        if self._envelope is not None:
+            message["params"] = {**message.get("params", {}), "_meta": self._envelope}
+            headers = {**headers, "Mcp-Method": method}
+            if method == "tools/call":
+                headers["Mcp-Name"] = message["params"]["name"]
+        self._connection.request("POST", "/mcp", body=json.dumps(message).encode(), headers=headers)
         response = self._connection.getresponse()
         body = response.read()
         if response.status != 200:
             raise RuntimeError(f"{method} got HTTP {response.status}")
         return json.loads(body)
+
+    def list_tools(self) -> int:
+        """How many Tools ``tools/list`` names."""
+        body = self._post("tools/list")
+        return len(body["result"]["tools"])
 
     def ping(self) -> None:
         """One JSON-RPC ``ping``: the round trip every call pays before any Tool work."""
@@ -339,6 +357,7 @@ class McpHttp:
 
 
 _JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+MODERN_REVISION = "2026-07-28"
 
 
 # --- timing ------------------------------------------------------------------------------

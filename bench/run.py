@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import eras  # noqa: E402
 import listing  # noqa: E402
 import policy  # noqa: E402
 import recall_inspect  # noqa: E402
@@ -28,6 +29,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("listing", listing.run),
     ("remember", remember.run),
     ("policy", policy.run),
+    ("eras", eras.run),
 ]
 
 

@@ -4,6 +4,8 @@ SERVER_NAME = "mymcp"
 SERVER_VERSION = "0.2.0"
 # The revision the original 0.2.0 spoke; still answered when a client asks for it or for nothing.
 PROTOCOL_VERSION = "2024-11-05"
-# Every MCP revision this server speaks, oldest first.
+# The handshake revisions (reached through initialize) this server speaks, oldest first.
 SUPPORTED_PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# The stateless revisions (every request carries its version in _meta), oldest first.
+MODERN_PROTOCOL_VERSIONS = ("2026-07-28",)
 APP_TITLE = "MyMCP"

@@ -3,9 +3,13 @@
 The wire is newline-delimited JSON-RPC 2.0 in UTF-8: one message per line each way, and the
 output carries nothing else. The reader never waits for a Tool: requests run on worker
 threads and each answer, carrying its request's id, is written as soon as it is ready, so
-answers to pipelined requests may come in any order. ``initialize`` is answered on the
-reader itself: there is no ``MCP-Protocol-Version`` header on stdio, so the revision it
-negotiates decides for every later call in the process whether Tool results also carry
+answers to pipelined requests may come in any order.
+
+Both eras are served, request by request (``mymcp.mcp.era``): a request whose ``_meta``
+names its protocol version is a 2026-07-28 request and carries everything it needs; any
+other is a handshake-era request. ``initialize`` is answered on the reader itself: there is
+no ``MCP-Protocol-Version`` header on stdio, so the revision it negotiates decides for every
+later handshake-era call in the process whether Tool results also carry
 ``structuredContent`` (before any ``initialize``, they do not; a later one replaces it).
 
 Lines that are not JSON get a ``-32700`` answer with a null id and the server goes on;
@@ -17,6 +21,7 @@ Logging, the dispatcher and the Tools are exactly those of HTTP.
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 import threading
@@ -29,6 +34,7 @@ from typing import Any, BinaryIO
 
 from mymcp.mcp import exchange, jsonrpc
 from mymcp.mcp.dispatcher import MCPDispatcher, RuntimeLike
+from mymcp.mcp.era import Era, era_of
 
 # Tool calls run at once; more wait for a free worker. One client drives a stdio server.
 DISPATCH_WORKERS = 8
@@ -95,10 +101,13 @@ class StdioServer:
         incoming = exchange.received(message)
         if not incoming.is_request:
             self._notification(message, incoming)
+        elif era_of(message, None) is Era.MODERN:
+            self._submit(message, incoming, pool, self._dispatcher.dispatch_modern)
         elif incoming.method == _INITIALIZE:
             self._initialize(message, incoming)
         else:
-            self._submit(message, incoming, pool)
+            legacy = functools.partial(self._dispatcher.dispatch, protocol_version=self._version)
+            self._submit(message, incoming, pool, legacy)
 
     def _notification(self, message: Any, incoming: exchange.Incoming) -> None:
         if incoming.method == _CANCELLED:
@@ -112,16 +121,20 @@ class StdioServer:
             self._version = result["protocolVersion"]
         self._answer(incoming, response)
 
-    def _submit(self, message: Any, incoming: exchange.Incoming, pool: ThreadPoolExecutor) -> None:
+    def _submit(
+        self,
+        message: Any,
+        incoming: exchange.Incoming,
+        pool: ThreadPoolExecutor,
+        call: Callable[[Any], dict[str, Any] | None],
+    ) -> None:
         self._slots.acquire()
         pending = _Pending(_id_key(incoming.request_id))
         self._track(pending)
-        call = self._dispatcher.dispatch
-        version = self._version
 
         def run() -> None:
             try:
-                response = call(message, protocol_version=version)
+                response = call(message)
             except Exception:  # noqa: BLE001 - the dispatcher already bounds handler failures
                 _logger.error("dispatch failed method=%s", jsonrpc.log_value(incoming.method))
                 response = jsonrpc.error(

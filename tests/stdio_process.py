@@ -87,6 +87,12 @@ class StdioPeer:
         message: dict[str, Any] = json.loads(line)
         return message
 
+    def raw_line(self, timeout: float = 10.0) -> bytes:
+        """The next line written, exactly as written (with its line ending)."""
+        line = self._lines.get(timeout=timeout)
+        assert line is not None, f"stdout closed:\n{self.log()}"
+        return line
+
     def request(self, method: str, params: Any = None, request_id: Any = 1) -> dict[str, Any]:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:

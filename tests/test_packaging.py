@@ -122,6 +122,7 @@ def test_settings_hold_only_the_host_identity() -> None:
         "SERVER_VERSION",
         "PROTOCOL_VERSION",
         "SUPPORTED_PROTOCOL_VERSIONS",
+        "MODERN_PROTOCOL_VERSIONS",  # the stateless revision 2026-07-28 (issue 14)
         "APP_TITLE",
     }
     assert settings.SERVER_NAME == "mymcp"

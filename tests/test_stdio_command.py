@@ -179,9 +179,11 @@ def test_anything_else_written_to_stdout_lands_in_the_log(
     assert "a stray print" in peer.log() and "a stray write to fd 1" in peer.log()
 
 
-def test_the_sdk_discover_probe_gets_an_error_and_initialize_follows(
+def test_the_sdk_discover_probe_is_answered_and_initialize_still_works_after_it(
     start_peer: StartPeer,
 ) -> None:
+    # Since issue 14 the probe gets a DiscoverResult (it got -32601 before); the era is
+    # decided per request, so a client that falls back anyway still gets its handshake.
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "mcp", "version": "0.1.0"},
@@ -190,7 +192,7 @@ def test_the_sdk_discover_probe_gets_an_error_and_initialize_follows(
     peer = start_peer()
 
     probe = peer.request("server/discover", {"_meta": meta})
-    assert probe["error"] == {"code": -32601, "message": "Unknown method: server/discover"}
+    assert "2026-07-28" in probe["result"]["supportedVersions"]
     initialized = peer.request("initialize", INITIALIZE, request_id=2)
     assert initialized["result"]["protocolVersion"] == "2025-11-25"
 

@@ -7,13 +7,17 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from mymcp import settings
-from mymcp.mcp import jsonrpc
+from mymcp.mcp import jsonrpc, modern
+from mymcp.mcp.era import HttpHeaders
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
 _logger = logging.getLogger("mcp")
 
 Response = dict[str, Any]
+Handler = Callable[[Any, dict[str, Any], str | None], Response]
+# The revision a 2026-07-28 request is answered in once it passed its checks.
+_MODERN_VERSION = settings.MODERN_PROTOCOL_VERSIONS[-1]
 
 
 class RuntimeLike(Protocol):
@@ -24,19 +28,30 @@ class RuntimeLike(Protocol):
 
 
 class MCPDispatcher:
-    """Answers MCP messages; stateless, so every method works without ``initialize``."""
+    """Answers MCP messages; stateless, so every method works without ``initialize``.
+
+    ``dispatch`` answers a message of the handshake era, ``dispatch_modern`` one of
+    2026-07-28 (``mymcp.mcp.era`` says which a message is). Both reach the same Tools the
+    same way: a Tool never knows which era a call came from.
+    """
 
     def __init__(self, runtime: RuntimeLike) -> None:
         registry = getattr(runtime, "registry", None)
         if not isinstance(registry, ToolRegistry):
             raise ValueError("invalid MCP runtime")
         self._registry = registry
-        self._methods: dict[str, Callable[[Any, dict[str, Any], str | None], Response]] = {
+        self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": self._empty,
             "notifications/initialized": self._empty,
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
+        }
+        # 2026-07-28: the methods and, for the cacheable ones, their time to live.
+        self._modern_methods: dict[str, tuple[Handler, int | None]] = {
+            modern.DISCOVER: (self._discover, modern.DISCOVER_TTL_MS),
+            "tools/list": (self._tools_list, modern.TOOLS_LIST_TTL_MS),
+            "tools/call": (self._tools_call, None),
         }
 
     def dispatch(self, message: Any, *, protocol_version: str | None = None) -> Response | None:
@@ -61,11 +76,30 @@ class MCPDispatcher:
             return jsonrpc.error(
                 request_id, jsonrpc.METHOD_NOT_FOUND, _named("Unknown method", method)
             )
-        try:
-            return handler(request_id, params, protocol_version)
-        except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error (D3)
-            _logger.error("handler failed method=%s", jsonrpc.log_value(method))
-            return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+        return _run(handler, request_id, params, protocol_version, method)
+
+    def dispatch_modern(self, message: Any, headers: HttpHeaders | None = None) -> Response | None:
+        """The 2026-07-28 answer to ``message``, or None for a notification.
+
+        ``headers`` are the request metadata headers over HTTP, None over stdio.
+        """
+        if not isinstance(message, dict):
+            return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
+        if "id" not in message:
+            return None
+        refused = modern.refusal(message, headers)
+        if refused is not None:
+            return refused
+        request_id, method, params = message["id"], message["method"], message["params"]
+        entry = self._modern_methods.get(method)
+        if entry is None:
+            return modern.not_found(request_id, method)
+        handler, ttl_ms = entry
+        response = _run(handler, request_id, params, _MODERN_VERSION, method)
+        return modern.completed(response, ttl_ms=ttl_ms)
+
+    def _discover(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+        return jsonrpc.result(request_id, modern.discover_result())
 
     def _initialize(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
         return jsonrpc.result(request_id, initialize_result(params.get("protocolVersion")))
@@ -87,6 +121,16 @@ class MCPDispatcher:
         if isinstance(result, dict) and not speaks_structured_content(version):
             result = {key: value for key, value in result.items() if key != STRUCTURED_CONTENT}
         return jsonrpc.result(request_id, result)
+
+
+def _run(
+    handler: Handler, request_id: Any, params: dict[str, Any], version: str | None, method: Any
+) -> Response:
+    try:
+        return handler(request_id, params, version)
+    except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error (D3)
+        _logger.error("handler failed method=%s", jsonrpc.log_value(method))
+        return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
 
 
 STRUCTURED_CONTENT = "structuredContent"

@@ -45,6 +45,14 @@ def received(message: Any) -> Incoming:
 
 def answered(incoming: Incoming, response: dict[str, Any] | None) -> bytes | None:
     """The bytes of ``response`` (None for a notification), after logging the outcome."""
+    answer = reply(incoming, response)
+    return answer[0] if answer is not None else None
+
+
+def reply(
+    incoming: Incoming, response: dict[str, Any] | None
+) -> tuple[bytes, dict[str, Any]] | None:
+    """Like :func:`answered`, with the envelope the bytes encode (it may be a fallback)."""
     duration_ms = round((time.perf_counter() - incoming.started) * 1000)
     if response is None:
         _logger.debug(
@@ -53,7 +61,7 @@ def answered(incoming: Incoming, response: dict[str, Any] | None) -> bytes | Non
         return None
     body, sent = serialize(response, incoming.request_id)
     _log_outcome(sent, incoming, duration_ms)
-    return body
+    return body, sent
 
 
 def serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[str, Any]]:

@@ -13,6 +13,9 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# Defined by MCP 2026-07-28 (and only answered to requests of that revision).
+HEADER_MISMATCH = -32020
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 # Text that may be echoed into an error message or a log line as it is.
 _ECHO_SAFE = re.compile(r"[A-Za-z0-9_./:-]{0,128}")
@@ -100,8 +103,12 @@ def result(request_id: Any, payload: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": payload}
 
 
-def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+def error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    """An error envelope; ``data`` (never None) only where the protocol defines one."""
+    body: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": body}
 
 
 def echo(value: Any) -> str | None:

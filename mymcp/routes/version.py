@@ -1,4 +1,9 @@
-"""``GET /version``: who is answering and which MCP revisions it speaks."""
+"""``GET /version``: who is answering and which MCP revisions it speaks.
+
+``supportedProtocolVersions`` lists the handshake revisions (reached through
+``initialize``), ``modernProtocolVersions`` the stateless ones (every request names its
+revision in ``_meta``).
+"""
 
 from __future__ import annotations
 
@@ -18,4 +23,5 @@ async def version() -> dict[str, Any]:
         "version": settings.SERVER_VERSION,
         "protocolVersion": settings.PROTOCOL_VERSION,
         "supportedProtocolVersions": list(settings.SUPPORTED_PROTOCOL_VERSIONS),
+        "modernProtocolVersions": list(settings.MODERN_PROTOCOL_VERSIONS),
     }

@@ -41,9 +41,11 @@ async def sdk2_report(target: Any, mode: str = "auto", calls: Calls = READ_CALLS
                 "structured": result.structured_content,
             }
         info = client.server_info
+        # A client pinned to 2026-07-28 sends no discover: the results' stamp names the server.
+        stamp = (listed.meta or {}).get("io.modelcontextprotocol/serverInfo") or {}
         return {
             "protocolVersion": client.protocol_version,
-            "serverName": info.name if info is not None else None,
+            "serverName": info.name if info is not None else stamp.get("name"),
             "tools": [tool.name for tool in listed.tools],
             "calls": results,
         }

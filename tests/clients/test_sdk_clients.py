@@ -16,51 +16,78 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mymcp import settings
 from tests.clients.conftest import SHUTDOWN_TIMEOUT, LiveServer, running_server
-from tests.clients.scenario import check_report
+from tests.clients.scenario import MUTATION_CALLS, check_mutation_report, check_report
 from tests.clients.sdk_drivers import sdk1_report, sdk2_report
+from tests.stdio_process import GATES_ON
+
+# Each mode of mcp.Client and the revision it ends on. Before issue 14 the default mode
+# fell back to the handshake (2025-11-25); now its discover probe is answered.
+MODES = [("auto", "2026-07-28"), ("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")]
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_sdk2_client_lists_and_calls_every_read_tool(live_server: LiveServer, mode: str) -> None:
+@pytest.mark.parametrize(("mode", "revision"), MODES)
+def test_sdk2_client_lists_and_calls_every_read_tool(
+    live_server: LiveServer, mode: str, revision: str
+) -> None:
     report = anyio.run(sdk2_report, live_server.url, mode)
-    assert report["protocolVersion"] == "2025-11-25"
+    assert report["protocolVersion"] == revision
     check_report(report)
 
 
-async def _recorded_exchanges(url: str) -> list[tuple[str, str | None, Any, int]]:
-    exchanges: list[tuple[str, str | None, Any, int]] = []
+@pytest.mark.parametrize("mode", ["auto", "2026-07-28"])
+def test_sdk2_client_runs_every_change_tool_on_2026_07_28(tmp_path: Path, mode: str) -> None:
+    with running_server(tmp_path / "server", GATES_ON) as server:
+        report = anyio.run(sdk2_report, server.url, mode, MUTATION_CALLS)
+
+        assert report["protocolVersion"] == "2026-07-28"
+        assert len(report["tools"]) == 9
+        check_mutation_report(report, server.memory_root)
+
+
+Exchange = tuple[str, str | None, Any, int, bool]
+
+
+async def _recorded_exchanges(url: str, mode: str) -> list[Exchange]:
+    """(HTTP method, protocol header, JSON-RPC method, status, session id sent back)."""
+    exchanges: list[Exchange] = []
 
     async def record(response: httpx2.Response) -> None:
         request = response.request
         body = json.loads(request.content) if request.content else None
         method = body.get("method") if isinstance(body, dict) else None
         header = request.headers.get("mcp-protocol-version")
-        exchanges.append((request.method, header, method, response.status_code))
+        session = "mcp-session-id" in response.headers
+        exchanges.append((request.method, header, method, response.status_code, session))
 
     async with httpx2.AsyncClient(event_hooks={"response": [record]}) as http:
-        async with mcp.Client(streamable_http_client(url, http_client=http)) as client:
+        transport = streamable_http_client(url, http_client=http)
+        async with mcp.Client(transport, mode=mode) as client:
             await client.list_tools()
             await client.call_tool("list_tools", {})
     return exchanges
 
 
-def test_sdk2_default_mode_probes_discover_then_falls_back_to_initialize(
+def test_sdk2_default_mode_probes_discover_and_stays_on_2026_07_28(
     live_server: LiveServer,
 ) -> None:
-    exchanges = anyio.run(_recorded_exchanges, live_server.url)
+    exchanges = anyio.run(_recorded_exchanges, live_server.url, "auto")
 
-    probe, handshake, *rest = exchanges
-    assert probe[0] == "POST" and probe[2] == "server/discover"
-    assert 400 <= probe[3] < 500 or probe[3] == 200
-    assert handshake == ("POST", None, "initialize", 200)
-    assert [exchange[0] for exchange in rest] == ["POST"] * len(rest)
-    assert [exchange[2] for exchange in rest] == [
-        "notifications/initialized",
-        "tools/list",
-        "tools/call",
+    assert exchanges == [
+        ("POST", "2026-07-28", "server/discover", 200, False),
+        ("POST", "2026-07-28", "tools/list", 200, False),
+        ("POST", "2026-07-28", "tools/call", 200, False),
     ]
-    assert [exchange[3] for exchange in rest] == [202, 200, 200]
-    assert {exchange[1] for exchange in rest} == {"2025-11-25"}
+
+
+def test_sdk2_legacy_mode_uses_the_handshake_as_before(live_server: LiveServer) -> None:
+    exchanges = anyio.run(_recorded_exchanges, live_server.url, "legacy")
+
+    assert exchanges == [
+        ("POST", None, "initialize", 200, False),
+        ("POST", "2025-11-25", "notifications/initialized", 202, False),
+        ("POST", "2025-11-25", "tools/list", 200, False),
+        ("POST", "2025-11-25", "tools/call", 200, False),
+    ]
 
 
 def test_sdk1_streamable_http_client_lists_and_calls_every_read_tool(

@@ -1,8 +1,9 @@
 """The official MCP Python SDK clients over stdio: they start ``mymcp stdio`` themselves.
 
 2.x (``mcp.Client`` with ``StdioServerParameters``) runs here, in its default mode (which
-opens with a ``server/discover`` probe and falls back to ``initialize``) and in legacy
-mode; 1.x (``stdio_client`` and ``ClientSession``) runs in an isolated install.
+opens with a ``server/discover`` probe and, answered, stays on 2026-07-28), pinned to
+2026-07-28 (no probe) and in legacy mode (``initialize``); 1.x (``stdio_client`` and
+``ClientSession``) runs in an isolated install.
 """
 
 from __future__ import annotations
@@ -38,23 +39,34 @@ def _server(tmp_path: Path, gates: dict[str, str] | None = None) -> dict[str, An
     return {"command": command, "args": args, "env": child_environment(home, root, gates)}
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_sdk2_client_over_stdio_lists_and_calls_every_read_tool(tmp_path: Path, mode: str) -> None:
+# Each mode of mcp.Client and the revision it ends on. Before issue 14 the default mode
+# fell back to the handshake (2025-11-25); now its discover probe is answered.
+MODES = [("auto", "2026-07-28"), ("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")]
+
+
+@pytest.mark.parametrize(("mode", "revision"), MODES)
+def test_sdk2_client_over_stdio_lists_and_calls_every_read_tool(
+    tmp_path: Path, mode: str, revision: str
+) -> None:
     server = _server(tmp_path)
     before = snapshot_tree(tmp_path / "memory")
 
     report = anyio.run(sdk2_report, StdioServerParameters(**server), mode)
 
-    assert report["protocolVersion"] == "2025-11-25"
+    assert report["protocolVersion"] == revision
     check_report(report)
     assert snapshot_tree(tmp_path / "memory") == before
 
 
-def test_sdk2_client_over_stdio_runs_every_change_tool(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("mode", "revision"), MODES)
+def test_sdk2_client_over_stdio_runs_every_change_tool(
+    tmp_path: Path, mode: str, revision: str
+) -> None:
     server = _server(tmp_path, GATES_ON)
 
-    report = anyio.run(sdk2_report, StdioServerParameters(**server), "auto", MUTATION_CALLS)
+    report = anyio.run(sdk2_report, StdioServerParameters(**server), mode, MUTATION_CALLS)
 
+    assert report["protocolVersion"] == revision
     assert len(report["tools"]) == 9
     check_mutation_report(report, tmp_path / "memory")
 

@@ -214,3 +214,35 @@ def test_documented_endpoint_answers_are_real(mcp: Callable[..., McpClient]) -> 
                     assert client.http.get(path).json() == json.loads(stripped[2:]), block.where
                     checked += 1
     assert checked
+
+
+def _curl_posts(block: Block) -> list[tuple[dict[str, str], str, str]]:
+    """(headers, body, shown answer) of each ``curl … -d`` followed by a ``# {…}`` line."""
+    found: list[tuple[dict[str, str], str, str]] = []
+    command = ""
+    for line in block.text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("curl ") or command.endswith("\\"):
+            command = command.rstrip("\\") + " " + stripped if command else stripped
+            continue
+        if stripped.startswith("# {") and "-d" in (words := shlex.split(command.rstrip("\\"))):
+            pairs = [words[i + 1].split(":", 1) for i, word in enumerate(words) if word == "-H"]
+            headers = {name.strip(): value.strip() for name, value in pairs}
+            found.append((headers, words[words.index("-d") + 1], stripped[2:]))
+        command = ""
+    return found
+
+
+def test_documented_mcp_requests_answer_as_shown(mcp: Callable[..., McpClient]) -> None:
+    """A ``# {...}`` line after a ``curl … -d`` to ``/mcp`` shows that request's answer."""
+    client = mcp()
+    checked = 0
+    for document in DOCUMENTS:
+        for block in blocks(document):
+            if block.lang not in {"sh", "bash", "console"}:
+                continue
+            for headers, body, shown in _curl_posts(block):
+                response = client.http.post("/mcp", content=body, headers=headers)
+                assert matches(_ordered(shown), response.json()), block.where
+                checked += 1
+    assert checked

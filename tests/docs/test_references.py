@@ -26,7 +26,8 @@ from tests.helpers import McpClient
 DOCS_IDS = [str(document.relative_to(ROOT)) for document in DOCUMENTS]
 SHELL = {"sh", "bash", "console", "shell"}
 ENDPOINTS = {"/mcp", "/health", "/version"}
-JSON_RPC_METHODS = {"initialize", "ping", "tools/list", "tools/call"}
+# The methods of the handshake revisions and, since issue 14, server/discover of 2026-07-28.
+JSON_RPC_METHODS = {"initialize", "ping", "tools/list", "tools/call", "server/discover"}
 # Words of the form memory_<word> that are log fields, not Tools.
 NOT_TOOLS = {"memory_id", "memory_kind"}
 

@@ -1,0 +1,81 @@
+"""Every protocol error this server answers: its JSON-RPC code and its HTTP status, per era.
+
+This is the one table. The HTTP route takes the status of every answer from it; stdio
+sends the same codes and has no status. The handshake era keeps the statuses the server
+has always used: errors found while answering a request travel in a 200 response, and
+only a body that cannot be read or a refused revision header changes the status. At
+2026-07-28 the transport gives each kind of error its own status.
+
+| error | code | handshake era | 2026-07-28 |
+| --- | --- | --- | --- |
+| body is not JSON | -32700 | 400 | 400 |
+| body over 1 MiB | -32600 | 413 | 413 |
+| ``MCP-Protocol-Version`` names no revision served (no envelope) | -32600 | 400 | (never) |
+| not a request (batch, bad id or method) | -32600 | 200 | 400 |
+| unknown or removed method | -32601 | 200 | 404 |
+| bad params, unknown Tool, missing envelope | -32602 | 200 | 400 |
+| the server failed | -32603 | 200 | 200 |
+| headers disagree with the body | -32020 | (never) | 400 |
+| revision not served | -32022 | (never) | 400 |
+
+An accepted notification is 202 with no body, and a result 200, in both eras.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mymcp.mcp import jsonrpc
+from mymcp.mcp.era import Era
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolError:
+    """One row of the table: a code, the HTTP status in each era, a fixed message if any."""
+
+    code: int
+    handshake_status: int
+    modern_status: int
+    message: str = ""
+
+    def status(self, era: Era) -> int:
+        return self.modern_status if era is Era.MODERN else self.handshake_status
+
+
+# Refusals made before a message is dispatched (their message is fixed).
+PARSE = ProtocolError(jsonrpc.PARSE_ERROR, 400, 400, "Parse error")
+TOO_LARGE = ProtocolError(jsonrpc.INVALID_REQUEST, 413, 413, "Request body too large")
+UNSUPPORTED_HEADER = ProtocolError(
+    jsonrpc.INVALID_REQUEST, 400, 400, "Unsupported protocol version"
+)
+
+# Errors of a dispatched message, told apart by their code.
+INVALID_REQUEST = ProtocolError(jsonrpc.INVALID_REQUEST, 200, 400)
+METHOD_NOT_FOUND = ProtocolError(jsonrpc.METHOD_NOT_FOUND, 200, 404)
+INVALID_PARAMS = ProtocolError(jsonrpc.INVALID_PARAMS, 200, 400)
+INTERNAL_ERROR = ProtocolError(jsonrpc.INTERNAL_ERROR, 200, 200)
+HEADER_MISMATCH = ProtocolError(jsonrpc.HEADER_MISMATCH, 400, 400)
+UNSUPPORTED_VERSION = ProtocolError(jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, 400, 400)
+
+_DISPATCHED = {
+    row.code: row
+    for row in (
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        INVALID_PARAMS,
+        INTERNAL_ERROR,
+        HEADER_MISMATCH,
+        UNSUPPORTED_VERSION,
+    )
+}
+
+
+def http_status(era: Era, envelope: dict[str, Any]) -> int:
+    """The HTTP status of a dispatched answer: 200 for a result, the table's for an error."""
+    error = envelope.get("error")
+    if not isinstance(error, dict):
+        return 200
+    code = error.get("code")
+    row = _DISPATCHED.get(code) if isinstance(code, int) else None
+    return row.status(era) if row is not None else 200
