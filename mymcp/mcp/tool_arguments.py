@@ -10,9 +10,10 @@ branch that fits it: a branch does not fit when it pins a member the object has 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from mymcp import jsonvalue
 
 
 def _is_number(value: Any) -> bool:
@@ -118,21 +119,10 @@ def _decode_if_permitted(text: str, schema: dict[str, Any]) -> Any:
     if _permits(schema, text):
         return text
     try:
-        decoded = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
-    except (ValueError, RecursionError):
+        decoded = jsonvalue.decode(text)
+    except jsonvalue.JsonError:
         return text
     return decoded if _permits(schema, decoded) else text
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError("non-finite number")
-
-
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if number in (float("inf"), float("-inf")):
-        raise ValueError("non-finite number")
-    return number
 
 
 def _permits(schema: Any, value: Any) -> bool:

@@ -13,11 +13,11 @@ module performs no I/O.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, NoReturn, ParamSpec, TypeGuard, TypeVar
 
+from mymcp import jsonvalue
 from mymcp.plugin.contracts import (
     CapabilityKind,
     CapabilityLocalId,
@@ -177,33 +177,14 @@ def _fail(code: PluginContractErrorCode, message: str | None = None) -> NoReturn
 # --- bytes -------------------------------------------------------------------------------
 
 
-class _DuplicateKey(Exception):
-    pass
-
-
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _DuplicateKey
-    return result
-
-
 def _decode_json(text: str) -> object:
-    non_finite: list[str] = []
-
-    def reject_constant(name: str) -> None:
-        non_finite.append(name)
-
+    # Overflowing numbers pass here; no manifest field takes a float.
     try:
-        value = json.loads(text, object_pairs_hook=_unique_object, parse_constant=reject_constant)
-    except _DuplicateKey:
+        return jsonvalue.decode(text, unique_keys=True, allow_overflow=True)
+    except jsonvalue.DuplicateKey:
         _fail(_Code.MANIFEST_RESOURCE_DUPLICATE_KEY)
-    except (ValueError, RecursionError):
-        # RecursionError: nesting deeper than the decoder's stack allows.
+    except jsonvalue.JsonError:
         _fail(_Code.MANIFEST_RESOURCE_INVALID_JSON)
-    if non_finite:
-        _fail(_Code.MANIFEST_RESOURCE_INVALID_JSON)
-    return value
 
 
 @_contract_boundary

@@ -22,13 +22,13 @@ import binascii
 import functools
 import hashlib
 import hmac
-import json
 import re
 import secrets
 import uuid
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from mymcp import jsonvalue
 from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest
 
 __all__ = [
@@ -80,9 +80,7 @@ def _secret() -> ProcessSecret:
 
 def canonical_json(value: object) -> bytes:
     """Sorted keys, no spaces, ASCII only."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode(
-        "ascii"
-    )
+    return jsonvalue.encode(value, sort_keys=True).encode("ascii")
 
 
 def _keyed_hex(secret: ProcessSecret, context: bytes, data: bytes) -> str:
@@ -196,16 +194,12 @@ def _decode(part: str) -> bytes:
 
 def _fields(payload: bytes) -> dict[str, Any]:
     try:
-        value = json.loads(payload.decode("ascii"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        value = jsonvalue.decode(payload.decode("ascii"))
+    except ValueError:  # not ASCII, or not strict JSON
         _invalid()
     if not isinstance(value, dict) or set(value) != _KEYS or not _well_formed(value):
         _invalid()
     return value
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(name)
 
 
 def _is_int(value: object) -> bool:
