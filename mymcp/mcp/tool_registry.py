@@ -8,9 +8,23 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp.tool_arguments import normalize_tool_arguments
 
-ToolHandler = Callable[[dict[str, Any]], Any]
+# Takes the normalized arguments, answers the MCP Tool result.
+ToolHandler = Callable[[JsonObject], JsonObject]
+
+
+def tool_annotations(
+    *, read_only: bool, destructive: bool, idempotent: bool, open_world: bool
+) -> dict[str, bool]:
+    """The MCP behaviour hints of a Tool (its ``annotations``)."""
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": open_world,
+    }
 
 
 @dataclass(frozen=True)
@@ -60,7 +74,7 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self._handlers
 
-    def call_tool(self, name: object, arguments: Mapping[str, Any]) -> Any:
+    def call_tool(self, name: object, arguments: Mapping[str, Any]) -> JsonObject | None:
         """Normalize the arguments against the Tool's schema and call it; None if unknown."""
         if not isinstance(name, str) or name not in self._handlers:
             return None

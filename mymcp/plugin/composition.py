@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NoReturn, TypeVar
 
+from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
 from mymcp.plugin.contracts import (
     ActivatedTool,
@@ -39,7 +40,7 @@ __all__ = [
     "compose_tool_surface",
 ]
 
-HOST_TOOL_NAME = "list_tools"
+HOST_TOOL_NAME = list_tools.NAME
 RESERVED_NAME_PREFIX = "mymcp_"
 
 ToolOrigin = HostToolOrigin | QualifiedCapabilityId
@@ -48,7 +49,7 @@ HostRegistrationFactory = Callable[[tuple[dict[str, Any], ...]], ToolRegistratio
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ComposedToolSurface:
     """The composed result: registry, plugin inventory and read-only metadata views.
 

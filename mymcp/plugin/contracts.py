@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from mymcp.jsonvalue import JsonObject
+from mymcp.mcp.tool_registry import ToolHandler, tool_annotations
 
 __all__ = [
     "ActivatedTool",
@@ -156,12 +159,12 @@ class ToolEffects:
 
     def annotations(self) -> dict[str, bool]:
         """The MCP Tool annotations (behaviour hints) these effects imply."""
-        return {
-            "readOnlyHint": self.read_only,
-            "destructiveHint": self.destructive,
-            "idempotentHint": self.idempotent,
-            "openWorldHint": self.open_world,
-        }
+        return tool_annotations(
+            read_only=self.read_only,
+            destructive=self.destructive,
+            idempotent=self.idempotent,
+            open_world=self.open_world,
+        )
 
 
 @dataclass(frozen=True)
@@ -181,9 +184,6 @@ class PublicToolBinding:
             raise ValueError("invalid public tool binding")
 
 
-_Handler = Callable[[dict[str, Any]], Any]
-
-
 class ActivatedTool:
     """A capability ready to serve: its MCP Tool definition, handler and metadata.
 
@@ -194,8 +194,8 @@ class ActivatedTool:
     __slots__ = ("_capability", "_tool", "_handler", "_effects", "_consent")
 
     _capability: QualifiedCapabilityId
-    _tool: dict[str, Any]
-    _handler: _Handler
+    _tool: JsonObject
+    _handler: ToolHandler
     _effects: ToolEffects
     _consent: ConsentRequirement
 
@@ -203,7 +203,7 @@ class ActivatedTool:
         self,
         capability: QualifiedCapabilityId,
         tool: Mapping[str, Any],
-        handler: _Handler,
+        handler: ToolHandler,
         effects: ToolEffects,
         consent: ConsentRequirement,
     ) -> None:
@@ -235,12 +235,12 @@ class ActivatedTool:
         return self._capability
 
     @property
-    def tool(self) -> dict[str, Any]:
+    def tool(self) -> JsonObject:
         """A fresh deep copy of the MCP Tool definition."""
         return copy.deepcopy(self._tool)
 
     @property
-    def handler(self) -> _Handler:
+    def handler(self) -> ToolHandler:
         return self._handler
 
     @property

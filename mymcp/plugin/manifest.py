@@ -28,15 +28,6 @@ from mymcp.plugin.contracts import (
     ToolEffects,
 )
 from mymcp.plugin.definition import (
-    CONFIGURATION_SCHEMA_VERSION,
-    DESCRIPTION_MAX_LENGTH,
-    MANIFEST_VERSION,
-    MAX_CAPABILITIES,
-    MAX_SCHEMA_DEPTH,
-    MAX_SCHEMA_PROPERTIES,
-    MAX_SECRET_REFERENCES,
-    SMALL_VERSION_MAX,
-    TITLE_MAX_LENGTH,
     ArraySchemaNode,
     AuthorityDeclaration,
     CapabilityDeclaration,
@@ -49,20 +40,57 @@ from mymcp.plugin.definition import (
     PluginDefinition,
     ScalarSchemaNode,
     SchemaType,
-    is_display_text,
 )
 
 __all__ = [
+    "CONFIGURATION_SCHEMA_VERSION",
+    "DESCRIPTION_MAX_LENGTH",
     "MANIFEST_MAX_BYTES",
+    "MANIFEST_VERSION",
+    "MAX_CAPABILITIES",
+    "MAX_SCHEMA_DEPTH",
+    "MAX_SCHEMA_PROPERTIES",
+    "MAX_SECRET_REFERENCES",
+    "SMALL_VERSION_MAX",
+    "TITLE_MAX_LENGTH",
     "PluginContractError",
     "PluginContractErrorCode",
+    "is_display_text",
     "parse_manifest_bytes",
     "parse_manifest_mapping",
     "validate_plugin_contract",
 ]
 
 MANIFEST_MAX_BYTES = 65536
+MANIFEST_VERSION = 1
+CONFIGURATION_SCHEMA_VERSION = 1
+SMALL_VERSION_MAX = 255
+MAX_CAPABILITIES = 64
+MAX_SECRET_REFERENCES = 32
+MAX_SCHEMA_PROPERTIES = 32
+MAX_SCHEMA_DEPTH = 4
+TITLE_MAX_LENGTH = 128
+DESCRIPTION_MAX_LENGTH = 4096
 _SCHEMA_IDENTIFIER_MAX = 2048
+
+# C0 controls and DEL, C1 controls, LRM/RLM, line/paragraph separators and the bidi
+# embedding/override/isolate controls: none of them belongs in a one-line display string.
+_FORBIDDEN_TEXT_CHARS = frozenset(
+    [chr(code) for code in range(0x20)]
+    + [chr(code) for code in range(0x7F, 0xA0)]
+    + ["\u200e", "\u200f", "\u2028", "\u2029"]
+    + [chr(code) for code in range(0x202A, 0x202F)]
+    + [chr(code) for code in range(0x2066, 0x206A)]
+)
+
+
+def is_display_text(value: object, limit: int) -> bool:
+    """True for a string of 1..limit characters that is safe to show on one line."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= limit
+        and _FORBIDDEN_TEXT_CHARS.isdisjoint(value)
+    )
 
 
 class PluginContractErrorCode(StrEnum):
@@ -301,8 +329,8 @@ def _host_api_shape(value: object) -> _Object:
 
 
 def _host_api_range(host_api: _Object) -> HostApiRange:
-    minimum = _typed(HostApiVersion, host_api["min"])
-    maximum = _typed(HostApiVersion, host_api["max"])
+    minimum = HostApiVersion(_small_version(host_api["min"]))
+    maximum = HostApiVersion(_small_version(host_api["max"]))
     if minimum > maximum:
         _fail(_Code.MANIFEST_INVALID_FIELD)
     return HostApiRange(minimum, maximum)
@@ -349,7 +377,8 @@ def _display_text(value: object, limit: int) -> str:
     return value
 
 
-def _data_schema_version(value: object) -> int:
+def _small_version(value: object) -> int:
+    """A host API or data schema version: an integer (not a boolean) from 1 to 255."""
     if not (_is_integer(value) and 1 <= value <= SMALL_VERSION_MAX):
         _fail(_Code.MANIFEST_INVALID_FIELD)
     return value
@@ -472,7 +501,7 @@ def parse_manifest_mapping(mapping: Mapping[str, Any]) -> PluginDefinition:
     version = _typed(PluginVersion, manifest["version"])
     requires = _host_api_range(host_api)
     configuration = _configuration(manifest["configuration"])
-    data_schema_version = _data_schema_version(manifest["data_schema_version"])
+    data_schema_version = _small_version(manifest["data_schema_version"])
     authority = _authority(manifest["authority"])
     _check_counts(capabilities, secret_references)
     return PluginDefinition(
