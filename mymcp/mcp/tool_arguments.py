@@ -152,19 +152,9 @@ def _matches_type(name: str, value: Any) -> bool:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if _is_number(value):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "other"
+    """The JSON type of a decoded value, integers and fractions alike being ``number``."""
+    matches = (name for name, check in _TYPE_CHECKS.items() if name != "integer" and check(value))
+    return next(matches, "other")
 
 
 def _same_json_value(value: Any, const: Any) -> bool:

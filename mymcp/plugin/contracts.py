@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp.tool_registry import ToolHandler, tool_annotations
@@ -58,45 +58,40 @@ def _matches(pattern: re.Pattern[str], value: object, limit: int) -> bool:
 
 
 @dataclass(frozen=True)
-class PluginId:
+class _Identity:
+    """A text identity checked against its type's pattern (at most 64 characters)."""
+
+    value: str
+    _pattern: ClassVar[re.Pattern[str]]
+    _error: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        if not _matches(self._pattern, self.value, _IDENTITY_MAX):
+            raise ValueError(self._error)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class PluginId(_Identity):
     """A plugin's identity: lowercase kebab case, letter first, at most 64 characters."""
 
-    value: str
-
-    def __post_init__(self) -> None:
-        if not _matches(_PLUGIN_ID_RE, self.value, _IDENTITY_MAX):
-            raise ValueError("invalid plugin id")
-
-    def __str__(self) -> str:
-        return self.value
+    _pattern = _PLUGIN_ID_RE
+    _error = "invalid plugin id"
 
 
-@dataclass(frozen=True)
-class CapabilityLocalId:
+class CapabilityLocalId(_Identity):
     """A capability's name inside its plugin: lowercase snake case, at most 64 characters."""
 
-    value: str
-
-    def __post_init__(self) -> None:
-        if not _matches(_LOCAL_ID_RE, self.value, _IDENTITY_MAX):
-            raise ValueError("invalid capability local id")
-
-    def __str__(self) -> str:
-        return self.value
+    _pattern = _LOCAL_ID_RE
+    _error = "invalid capability local id"
 
 
-@dataclass(frozen=True)
-class PluginVersion:
+class PluginVersion(_Identity):
     """A strict SemVer 2.0.0 version (no ``v`` prefix, no leading zeros), at most 64 chars."""
 
-    value: str
-
-    def __post_init__(self) -> None:
-        if not _matches(_SEMVER_RE, self.value, _IDENTITY_MAX):
-            raise ValueError("invalid plugin version")
-
-    def __str__(self) -> str:
-        return self.value
+    _pattern = _SEMVER_RE
+    _error = "invalid plugin version"
 
 
 class CapabilityKind(StrEnum):

@@ -36,17 +36,6 @@ from mymcp.plugins.mnemosyne.tools.framework import CHANGES, MemoryTool, ToolCal
 # One flat object: which kinds each scope takes and when occurred_at belongs are said in the
 # descriptions below, built from the scope table, and enforced by parse_arguments.
 
-_REQUIRED: Final = [
-    "scope",
-    "namespace",
-    "collection",
-    "kind",
-    "language",
-    "title",
-    "content",
-    "tags",
-    "origin",
-]
 _OCCURRED_AT: Final = "occurred_at"
 
 
@@ -140,31 +129,34 @@ def _collection_schema() -> JsonObject:
     return schemas.described(_COLLECTION_DESCRIPTION, {"anyOf": [{"type": "null"}, collection]})
 
 
+_PROPERTIES: Final[JsonObject] = {
+    "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
+    "namespace": _namespace_schema(),
+    "collection": _collection_schema(),
+    "kind": {"type": "string", "description": _KIND_DESCRIPTION, "enum": _MEMORY_KINDS},
+    "language": schemas.described(
+        _LANGUAGE_DESCRIPTION,
+        schemas.nullable({"type": "string", "pattern": schemas.LANGUAGE_PATTERN}),
+    ),
+    "title": schemas.nullable(schemas.text(TITLE_LIMIT)),
+    "content": schemas.described(_CONTENT_DESCRIPTION, schemas.text(CONTENT_LIMIT)),
+    "tags": schemas.tags_schema(min_items=0, description=_TAGS_DESCRIPTION),
+    "origin": {
+        "type": "string",
+        "description": _ORIGIN_DESCRIPTION,
+        "enum": list(_ORIGIN_VALUES),
+    },
+    _OCCURRED_AT: {
+        "type": "string",
+        "description": _OCCURRED_AT_DESCRIPTION,
+        "pattern": schemas.TIMESTAMP_PATTERN,
+    },
+}
+_REQUIRED: Final = [name for name in _PROPERTIES if name != _OCCURRED_AT]
+
 INPUT_SCHEMA: Final[JsonObject] = {
     "type": "object",
-    "properties": {
-        "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
-        "namespace": _namespace_schema(),
-        "collection": _collection_schema(),
-        "kind": {"type": "string", "description": _KIND_DESCRIPTION, "enum": _MEMORY_KINDS},
-        "language": schemas.described(
-            _LANGUAGE_DESCRIPTION,
-            schemas.nullable({"type": "string", "pattern": schemas.LANGUAGE_PATTERN}),
-        ),
-        "title": schemas.nullable(schemas.text(TITLE_LIMIT)),
-        "content": schemas.described(_CONTENT_DESCRIPTION, schemas.text(CONTENT_LIMIT)),
-        "tags": schemas.tags_schema(min_items=0, description=_TAGS_DESCRIPTION),
-        "origin": {
-            "type": "string",
-            "description": _ORIGIN_DESCRIPTION,
-            "enum": list(_ORIGIN_VALUES),
-        },
-        _OCCURRED_AT: {
-            "type": "string",
-            "description": _OCCURRED_AT_DESCRIPTION,
-            "pattern": schemas.TIMESTAMP_PATTERN,
-        },
-    },
+    "properties": _PROPERTIES,
     "required": list(_REQUIRED),
     "additionalProperties": False,
 }

@@ -79,39 +79,31 @@ def tags_schema(*, min_items: int, description: str) -> JsonObject:
     }
 
 
-def _reference_scope() -> JsonObject:
-    return {"type": "string", "enum": list(SCOPE_VALUES)}
-
-
 def canonical_reference() -> JsonObject:
-    """The exact version 2 reference taken by inspect and the lifecycle Tools.
+    """The exact version 2 reference taken by inspect and the change Tools.
 
     A reference is copied from an earlier result, never composed, so it publishes its keys,
     types, pinned version and scope values but no patterns; the server checks every value.
     """
-    return {
-        "type": "object",
-        "properties": {
-            "schema_version": pinned(CANONICAL_VERSION),
-            "scope": _reference_scope(),
-            "namespace_id": {"type": "string"},
-            "collection_id": nullable({"type": "string"}),
-            "id": {"type": "string"},
-        },
-        "required": list(CANONICAL_KEYS),
-        "additionalProperties": False,
-    }
+    return _reference(CANONICAL_VERSION, CANONICAL_KEYS)
 
 
 def legacy_reference() -> JsonObject:
     """The version 1 reference of a legacy record (inspect only)."""
+    return _reference(LEGACY_VERSION, LEGACY_KEYS)
+
+
+def _reference(version: int, keys: tuple[str, ...]) -> JsonObject:
+    members: JsonObject = {
+        "schema_version": pinned(version),
+        "scope": {"type": "string", "enum": list(SCOPE_VALUES)},
+        "namespace_id": {"type": "string"},
+        "collection_id": nullable({"type": "string"}),
+        "id": {"type": "string"},
+    }
     return {
         "type": "object",
-        "properties": {
-            "schema_version": pinned(LEGACY_VERSION),
-            "scope": _reference_scope(),
-            "id": {"type": "string"},
-        },
-        "required": list(LEGACY_KEYS),
+        "properties": {key: members[key] for key in keys},
+        "required": list(keys),
         "additionalProperties": False,
     }
