@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mymcp import jsonvalue
+from mymcp.jsonvalue import JsonObject
 
 
 def _is_number(value: Any) -> bool:
@@ -57,9 +58,7 @@ def _normalize(value: Any, schema: Any) -> Any:
     return value
 
 
-def _normalize_member(
-    name: str, member: Any, container: dict[str, Any], schema: dict[str, Any]
-) -> Any:
+def _normalize_member(name: str, member: Any, container: JsonObject, schema: JsonObject) -> Any:
     candidates = _candidates(schema, name, container)
     if not candidates:
         return member
@@ -68,10 +67,8 @@ def _normalize_member(
     return _normalize(member, {"anyOf": candidates})
 
 
-def _candidates(
-    schema: dict[str, Any], name: str, container: dict[str, Any]
-) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
+def _candidates(schema: JsonObject, name: str, container: JsonObject) -> list[JsonObject]:
+    found: list[JsonObject] = []
     properties = schema.get("properties")
     if isinstance(properties, dict) and isinstance(properties.get(name), dict):
         found.append(properties[name])
@@ -84,7 +81,7 @@ def _candidates(
     return found
 
 
-def _applicable(branch: dict[str, Any], container: dict[str, Any]) -> bool:
+def _applicable(branch: JsonObject, container: JsonObject) -> bool:
     """False when a member the value has contradicts the one value the branch pins it to."""
     properties = branch.get("properties")
     if not isinstance(properties, dict):
@@ -115,7 +112,7 @@ def _pinned_value(schema: Any) -> tuple[Any] | tuple[()]:
     return ()
 
 
-def _decode_if_permitted(text: str, schema: dict[str, Any]) -> Any:
+def _decode_if_permitted(text: str, schema: JsonObject) -> Any:
     if _permits(schema, text):
         return text
     try:

@@ -39,9 +39,9 @@ class ToolRegistry:
     """Registrations in publication order, keyed by Tool name; immutable once built."""
 
     def __init__(self, registrations: Iterable[ToolRegistration]) -> None:
-        tools: list[dict[str, Any]] = []
+        tools: list[JsonObject] = []
         handlers: dict[str, ToolHandler] = {}
-        schemas: dict[str, dict[str, Any]] = {}
+        schemas: dict[str, JsonObject] = {}
         for registration in registrations:
             definition = _checked_definition(registration)
             name = definition["name"]
@@ -55,7 +55,7 @@ class ToolRegistry:
         self._schemas = schemas
 
     @property
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[JsonObject]:
         """A fresh deep copy of the Tool definitions, in order."""
         return copy.deepcopy(list(self._tools))
 
@@ -82,7 +82,7 @@ class ToolRegistry:
         return self._handlers[name](normalized)
 
 
-def _checked_definition(registration: object) -> dict[str, Any]:
+def _checked_definition(registration: object) -> JsonObject:
     if not isinstance(registration, ToolRegistration) or not callable(registration.handler):
         raise ValueError("invalid tool registration")
     tool = registration.tool

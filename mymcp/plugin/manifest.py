@@ -238,10 +238,8 @@ def parse_manifest_bytes(source: bytes) -> PluginDefinition:
 
 # --- generic shapes ----------------------------------------------------------------------
 
-_Object = Mapping[str, Any]
 
-
-def _is_object(value: object) -> TypeGuard[_Object]:
+def _is_object(value: object) -> TypeGuard[Mapping[str, Any]]:
     return isinstance(value, Mapping) and all(isinstance(key, str) for key in value)
 
 
@@ -252,7 +250,7 @@ def _closed_object(
     optional: tuple[str, ...] = (),
     code: PluginContractErrorCode = _Code.MANIFEST_INVALID_FIELD,
     message: str | None = _INVALID_OBJECT,
-) -> _Object:
+) -> Mapping[str, Any]:
     """Check ``value`` is an object whose keys are exactly the allowed ones."""
     if not _is_object(value):
         _fail(code, message)
@@ -305,7 +303,7 @@ _SCHEMA_TYPE_VALUES = tuple(member.value for member in SchemaType)
 _SCHEMA_NODE_KEYS = ("type", "properties", "required", "additionalProperties", "items")
 
 
-def _check_schema_identifier(manifest: _Object) -> None:
+def _check_schema_identifier(manifest: Mapping[str, Any]) -> None:
     value = manifest.get("$schema")
     if value is None:
         return
@@ -323,12 +321,12 @@ def _check_manifest_version(value: object) -> None:
         _fail(_Code.MANIFEST_VERSION_UNSUPPORTED)
 
 
-def _host_api_shape(value: object) -> _Object:
+def _host_api_shape(value: object) -> Mapping[str, Any]:
     requires = _closed_object(value, ("host_api",))
     return _closed_object(requires["host_api"], ("min", "max"))
 
 
-def _host_api_range(host_api: _Object) -> HostApiRange:
+def _host_api_range(host_api: Mapping[str, Any]) -> HostApiRange:
     minimum = HostApiVersion(_small_version(host_api["min"]))
     maximum = HostApiVersion(_small_version(host_api["max"]))
     if minimum > maximum:
@@ -447,12 +445,12 @@ def _schema_node(value: object, *, level: int) -> ConfigurationSchemaNode:
     return ScalarSchemaNode(SchemaType(kind))
 
 
-def _only_keys(node: _Object, allowed: tuple[str, ...]) -> None:
+def _only_keys(node: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     if any(key not in allowed for key in node):
         _fail(_Code.MANIFEST_UNKNOWN_FIELD)
 
 
-def _object_node(node: _Object, level: int) -> ObjectSchemaNode:
+def _object_node(node: Mapping[str, Any], level: int) -> ObjectSchemaNode:
     _only_keys(node, ("type", "properties", "required", "additionalProperties"))
     if "properties" not in node or "additionalProperties" not in node:
         _fail(_SCHEMA_INVALID)

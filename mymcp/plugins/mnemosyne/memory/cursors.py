@@ -26,9 +26,10 @@ import re
 import secrets
 import uuid
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from mymcp import jsonvalue
+from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest
 
 __all__ = [
@@ -192,7 +193,7 @@ def _decode(part: str) -> bytes:
     return data
 
 
-def _fields(payload: bytes) -> dict[str, Any]:
+def _fields(payload: bytes) -> JsonObject:
     try:
         value = jsonvalue.decode(payload.decode("ascii"))
     except ValueError:  # not ASCII, or not strict JSON
@@ -210,7 +211,7 @@ def _is_digest(value: object) -> bool:
     return isinstance(value, str) and _DIGEST_RE.fullmatch(value) is not None
 
 
-def _well_formed(fields: dict[str, Any]) -> bool:
+def _well_formed(fields: JsonObject) -> bool:
     marker, offset, size = fields["p"], fields["o"], fields["z"]
     return (
         _is_int(fields["v"])

@@ -17,6 +17,7 @@ from typing import Final, NoReturn, TypeAlias, TypeVar
 
 from mymcp import jsonvalue
 
+from .files import RECORD_SUFFIX
 from .values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
@@ -66,8 +67,6 @@ CANONICAL_VERSION: Final = 2
 INVALID_ENCODING: Final = "invalid_encoding"
 INVALID_JSON: Final = "invalid_json"
 INVALID_RECORD: Final = "invalid_record"
-
-RECORD_SUFFIX: Final = ".json"
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ DESTROYS = ToolEffects(read_only=False, destructive=True, idempotent=True, open_
 
 # Messages every Tool that can meet the code gives, unless it names its own.
 SHARED_MESSAGES: Mapping[str, str] = {
+    "invalid_reference": "reference is invalid",
     "candidate_limit_exceeded": f"memory scope contains more than {MAX_CANDIDATES} candidate files",
 }
 

@@ -59,7 +59,6 @@ TOOL = MemoryTool(
     effects=READS,
     handler=_inspect,
     messages={
-        "invalid_reference": "reference is invalid",
         "not_found": "memory was not found",
         "ambiguous_reference": "legacy memory reference is ambiguous",
     },

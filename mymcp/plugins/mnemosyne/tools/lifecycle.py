@@ -61,7 +61,6 @@ def note_target(call: ToolCall, reference: CanonicalReference) -> None:
 def operation_messages(op: str, past: str) -> dict[str, str]:
     """The fixed messages shared by revise, archive, restore and forget."""
     return {
-        "invalid_reference": "reference is invalid",
         "invalid_expected_revision": "expected revision is invalid",
         "mutation_disabled": f"memory {op} is disabled",
         "not_found": f"memory to {op} was not found",

@@ -19,7 +19,9 @@ from mymcp.plugins.mnemosyne.memory.references import CANONICAL_KEYS, LEGACY_KEY
 from mymcp.plugins.mnemosyne.memory.values import IDENTIFIER_RE, MAX_TAGS, TAG_LIMIT
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
 
-# ECMAScript spellings of the rules in ``memory/values.py`` (tests check they agree).
+# ECMAScript spellings of the rules in ``memory/values.py``: the identifier's is its rule
+# with plain groups, anchored; for the others, which read looser or Unicode-aware there,
+# tests check that they agree.
 IDENTIFIER_PATTERN = "^" + IDENTIFIER_RE.pattern.replace("(?:", "(") + "$"
 TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
 # The length limit of a language tag is not in the pattern; descriptions state it.
@@ -62,7 +64,7 @@ def pinned(number: int) -> JsonObject:
 
 
 def text(limit: int) -> JsonObject:
-    """A string of 1 to ``limit`` characters (the bound is published up to 1,000 only)."""
+    """A string of 1 to ``limit`` characters (the bound is published up to PUBLISHED_MAX_LENGTH)."""
     schema: JsonObject = {"type": "string", "minLength": 1}
     if limit <= PUBLISHED_MAX_LENGTH:
         schema["maxLength"] = limit
