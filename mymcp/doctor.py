@@ -10,7 +10,6 @@ the server's logs never carry them.
 from __future__ import annotations
 
 import http.client
-import json
 import platform
 import socket
 import sys
@@ -19,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from mymcp import settings
+from mymcp import jsonvalue, settings
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 Finding = tuple[str, str]
@@ -94,7 +93,7 @@ def _mymcp_version_at(host: str, port: int) -> str | None:
     connection = http.client.HTTPConnection(host, port, timeout=1.0)
     try:
         connection.request("GET", "/version")
-        answer = json.loads(connection.getresponse().read(4096))
+        answer = jsonvalue.decode(connection.getresponse().read(4096).decode("utf-8"))
     except (OSError, ValueError, http.client.HTTPException):
         return None
     finally:

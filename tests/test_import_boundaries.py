@@ -105,6 +105,23 @@ def test_only_bootstrap_imports_the_concrete_plugin() -> None:
     assert violations(outside, ("mymcp.plugins",)) == []
 
 
+def test_the_json_module_imports_nothing_of_the_project_or_the_web() -> None:
+    imported = imported_modules(PACKAGE / "jsonvalue.py")
+
+    assert [name for name in imported if within(name, "mymcp")] == []
+    assert violations([PACKAGE / "jsonvalue.py"], WEB) == []
+
+
+def test_the_json_module_serves_every_layer() -> None:
+    # Each of these layers imports it, and the rules above forbid none of those imports.
+    users = {
+        module_name(path) for path in sources(".") if "mymcp.jsonvalue" in imported_modules(path)
+    }
+
+    for layer in ("mymcp.mcp", "mymcp.plugin", "mymcp.plugins.mnemosyne.memory"):
+        assert any(within(name, layer) for name in users), layer
+
+
 def test_the_host_package_does_not_import_bootstrap() -> None:
     assert violations([PACKAGE / "host" / "__init__.py"], ("mymcp.host.bootstrap",)) == []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -11,14 +12,9 @@ from typing import Any
 
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
 from mymcp.plugin import (
-    ConsentRequirement,
-    HostToolOrigin,
+    ComposedToolSurface,
     PluginContribution,
-    PluginId,
-    PluginVersion,
     PublicToolBinding,
-    QualifiedCapabilityId,
-    ToolEffects,
     compose_tool_surface,
 )
 
@@ -53,15 +49,13 @@ def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class HostRuntime:
-    """The Tool registry one app serves, with the trusted metadata behind each Tool."""
+class HostRuntime(ComposedToolSurface):
+    """The Tool registry one app serves, with the trusted metadata behind each Tool.
 
-    registry: ToolRegistry
-    plugin_inventory: tuple[tuple[PluginId, PluginVersion], ...]
-    origins: Mapping[str, QualifiedCapabilityId | HostToolOrigin]
-    effects: Mapping[QualifiedCapabilityId, ToolEffects]
-    consent: Mapping[QualifiedCapabilityId, ConsentRequirement]
-    bindings: Mapping[QualifiedCapabilityId, str]
+    A composed surface (its registry, plugin inventory and metadata mappings) named by a
+    generation. The mappings are read-only views of copies the runtime owns.
+    """
+
     generation: RuntimeGenerationId = field(default_factory=RuntimeGenerationId.new)
 
     def __post_init__(self) -> None:
@@ -88,12 +82,5 @@ def build_host_runtime(
     """
     surface = compose_tool_surface(tuple(contributions), tuple(bindings), host_registration_factory)
     generation = _as_generation(generation_factory())
-    return HostRuntime(
-        registry=surface.registry,
-        plugin_inventory=surface.plugin_inventory,
-        origins=surface.origins,
-        effects=surface.effects,
-        consent=surface.consent,
-        bindings=surface.bindings,
-        generation=generation,
-    )
+    parts = {part.name: getattr(surface, part.name) for part in dataclasses.fields(surface)}
+    return HostRuntime(**parts, generation=generation)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from mymcp import jsonvalue
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -29,21 +30,9 @@ def decode_body(body: bytes) -> Any:
     """Decode a request body as strict JSON (no NaN/Infinity, no overflow, bounded depth)."""
     try:
         # Decoded strictly: json.loads(bytes) would let UTF-8-encoded surrogates through.
-        text = body.decode(json.detect_encoding(body))
-        return json.loads(text, parse_constant=_reject, parse_float=_finite_float)
-    except (ValueError, RecursionError, TypeError):
+        return jsonvalue.decode(body.decode(json.detect_encoding(body)))
+    except (ValueError, TypeError):
         raise ParseError("Parse error") from None
-
-
-def _reject(name: str) -> Any:
-    raise ValueError("non-finite number")
-
-
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError("non-finite number")
-    return number
 
 
 class EncodedObject(dict[str, Any]):
@@ -96,7 +85,7 @@ def _splices(message: Mapping[str, Any], members: dict[Any, Any]) -> bool:
 
 
 def _dumps(value: Any, ensure_ascii: bool) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=ensure_ascii, allow_nan=False)
+    return jsonvalue.encode(value, ensure_ascii=ensure_ascii)
 
 
 def result(request_id: Any, payload: Any) -> dict[str, Any]:

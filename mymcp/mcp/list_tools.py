@@ -6,21 +6,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mymcp import settings
-from mymcp.mcp.tool_registry import ToolRegistration
+from mymcp.jsonvalue import JsonObject
+from mymcp.mcp.tool_registry import ToolRegistration, tool_annotations
 
 NAME = "list_tools"
 
-DEFINITION: dict[str, Any] = {
+DEFINITION: JsonObject = {
     "name": NAME,
     "title": "List tools",
     "description": "Returns the list of tools exposed by this MCP server.",
     "inputSchema": {"type": "object", "properties": {}},
-    "annotations": {
-        "readOnlyHint": True,
-        "destructiveHint": False,
-        "idempotentHint": True,
-        "openWorldHint": False,
-    },
+    "annotations": tool_annotations(
+        read_only=True, destructive=False, idempotent=True, open_world=False
+    ),
 }
 
 
@@ -34,7 +32,7 @@ def registration(plugin_tools: Sequence[Mapping[str, Any]]) -> ToolRegistration:
     """Bind ``list_tools`` to the final surface: itself first, then the plugin Tools."""
     text = summary([NAME, *(str(tool["name"]) for tool in plugin_tools)])
 
-    def handle(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def handle(arguments: Mapping[str, Any]) -> JsonObject:
         return {"content": [{"type": "text", "text": text}]}
 
     return ToolRegistration(DEFINITION, handle)

@@ -10,9 +10,11 @@ branch that fits it: a branch does not fit when it pins a member the object has 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from mymcp import jsonvalue
+from mymcp.jsonvalue import JsonObject
 
 
 def _is_number(value: Any) -> bool:
@@ -56,9 +58,7 @@ def _normalize(value: Any, schema: Any) -> Any:
     return value
 
 
-def _normalize_member(
-    name: str, member: Any, container: dict[str, Any], schema: dict[str, Any]
-) -> Any:
+def _normalize_member(name: str, member: Any, container: JsonObject, schema: JsonObject) -> Any:
     candidates = _candidates(schema, name, container)
     if not candidates:
         return member
@@ -67,10 +67,8 @@ def _normalize_member(
     return _normalize(member, {"anyOf": candidates})
 
 
-def _candidates(
-    schema: dict[str, Any], name: str, container: dict[str, Any]
-) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
+def _candidates(schema: JsonObject, name: str, container: JsonObject) -> list[JsonObject]:
+    found: list[JsonObject] = []
     properties = schema.get("properties")
     if isinstance(properties, dict) and isinstance(properties.get(name), dict):
         found.append(properties[name])
@@ -83,7 +81,7 @@ def _candidates(
     return found
 
 
-def _applicable(branch: dict[str, Any], container: dict[str, Any]) -> bool:
+def _applicable(branch: JsonObject, container: JsonObject) -> bool:
     """False when a member the value has contradicts the one value the branch pins it to."""
     properties = branch.get("properties")
     if not isinstance(properties, dict):
@@ -114,25 +112,14 @@ def _pinned_value(schema: Any) -> tuple[Any] | tuple[()]:
     return ()
 
 
-def _decode_if_permitted(text: str, schema: dict[str, Any]) -> Any:
+def _decode_if_permitted(text: str, schema: JsonObject) -> Any:
     if _permits(schema, text):
         return text
     try:
-        decoded = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
-    except (ValueError, RecursionError):
+        decoded = jsonvalue.decode(text)
+    except jsonvalue.JsonError:
         return text
     return decoded if _permits(schema, decoded) else text
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError("non-finite number")
-
-
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if number in (float("inf"), float("-inf")):
-        raise ValueError("non-finite number")
-    return number
 
 
 def _permits(schema: Any, value: Any) -> bool:
@@ -162,19 +149,9 @@ def _matches_type(name: str, value: Any) -> bool:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if _is_number(value):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "other"
+    """The JSON type of a decoded value, integers and fractions alike being ``number``."""
+    matches = (name for name, check in _TYPE_CHECKS.items() if name != "integer" and check(value))
+    return next(matches, "other")
 
 
 def _same_json_value(value: Any, const: Any) -> bool:

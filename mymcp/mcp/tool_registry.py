@@ -8,9 +8,23 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp.tool_arguments import normalize_tool_arguments
 
-ToolHandler = Callable[[dict[str, Any]], Any]
+# Takes the normalized arguments, answers the MCP Tool result.
+ToolHandler = Callable[[JsonObject], JsonObject]
+
+
+def tool_annotations(
+    *, read_only: bool, destructive: bool, idempotent: bool, open_world: bool
+) -> dict[str, bool]:
+    """The MCP behaviour hints of a Tool (its ``annotations``)."""
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": open_world,
+    }
 
 
 @dataclass(frozen=True)
@@ -25,9 +39,9 @@ class ToolRegistry:
     """Registrations in publication order, keyed by Tool name; immutable once built."""
 
     def __init__(self, registrations: Iterable[ToolRegistration]) -> None:
-        tools: list[dict[str, Any]] = []
+        tools: list[JsonObject] = []
         handlers: dict[str, ToolHandler] = {}
-        schemas: dict[str, dict[str, Any]] = {}
+        schemas: dict[str, JsonObject] = {}
         for registration in registrations:
             definition = _checked_definition(registration)
             name = definition["name"]
@@ -41,7 +55,7 @@ class ToolRegistry:
         self._schemas = schemas
 
     @property
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[JsonObject]:
         """A fresh deep copy of the Tool definitions, in order."""
         return copy.deepcopy(list(self._tools))
 
@@ -60,7 +74,7 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self._handlers
 
-    def call_tool(self, name: object, arguments: Mapping[str, Any]) -> Any:
+    def call_tool(self, name: object, arguments: Mapping[str, Any]) -> JsonObject | None:
         """Normalize the arguments against the Tool's schema and call it; None if unknown."""
         if not isinstance(name, str) or name not in self._handlers:
             return None
@@ -68,7 +82,7 @@ class ToolRegistry:
         return self._handlers[name](normalized)
 
 
-def _checked_definition(registration: object) -> dict[str, Any]:
+def _checked_definition(registration: object) -> JsonObject:
     if not isinstance(registration, ToolRegistration) or not callable(registration.handler):
         raise ValueError("invalid tool registration")
     tool = registration.tool

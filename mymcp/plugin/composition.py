@@ -12,8 +12,10 @@ import copy
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, NoReturn, TypeVar
+from typing import NoReturn, TypeVar
 
+from mymcp.jsonvalue import JsonObject
+from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
 from mymcp.plugin.contracts import (
     ActivatedTool,
@@ -39,16 +41,16 @@ __all__ = [
     "compose_tool_surface",
 ]
 
-HOST_TOOL_NAME = "list_tools"
+HOST_TOOL_NAME = list_tools.NAME
 RESERVED_NAME_PREFIX = "mymcp_"
 
 ToolOrigin = HostToolOrigin | QualifiedCapabilityId
-HostRegistrationFactory = Callable[[tuple[dict[str, Any], ...]], ToolRegistration]
+HostRegistrationFactory = Callable[[tuple[JsonObject, ...]], ToolRegistration]
 
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ComposedToolSurface:
     """The composed result: registry, plugin inventory and read-only metadata views.
 
@@ -121,7 +123,7 @@ def _public_names(
     return names
 
 
-def _projected(tool: ActivatedTool, public_name: str) -> dict[str, Any]:
+def _projected(tool: ActivatedTool, public_name: str) -> JsonObject:
     definition = tool.tool
     definition["name"] = public_name
     definition["annotations"] = tool.effects.annotations()
@@ -129,7 +131,7 @@ def _projected(tool: ActivatedTool, public_name: str) -> dict[str, Any]:
 
 
 def _host_registration(
-    factory: HostRegistrationFactory, projected: list[dict[str, Any]]
+    factory: HostRegistrationFactory, projected: list[JsonObject]
 ) -> ToolRegistration:
     registration = factory(tuple(copy.deepcopy(projected)))
     if not (

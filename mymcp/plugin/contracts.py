@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
+
+from mymcp.jsonvalue import JsonObject
+from mymcp.mcp.tool_registry import ToolHandler, tool_annotations
 
 __all__ = [
     "ActivatedTool",
@@ -55,45 +58,40 @@ def _matches(pattern: re.Pattern[str], value: object, limit: int) -> bool:
 
 
 @dataclass(frozen=True)
-class PluginId:
+class _Identity:
+    """A text identity checked against its type's pattern (at most 64 characters)."""
+
+    value: str
+    _pattern: ClassVar[re.Pattern[str]]
+    _error: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        if not _matches(self._pattern, self.value, _IDENTITY_MAX):
+            raise ValueError(self._error)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class PluginId(_Identity):
     """A plugin's identity: lowercase kebab case, letter first, at most 64 characters."""
 
-    value: str
-
-    def __post_init__(self) -> None:
-        if not _matches(_PLUGIN_ID_RE, self.value, _IDENTITY_MAX):
-            raise ValueError("invalid plugin id")
-
-    def __str__(self) -> str:
-        return self.value
+    _pattern = _PLUGIN_ID_RE
+    _error = "invalid plugin id"
 
 
-@dataclass(frozen=True)
-class CapabilityLocalId:
+class CapabilityLocalId(_Identity):
     """A capability's name inside its plugin: lowercase snake case, at most 64 characters."""
 
-    value: str
-
-    def __post_init__(self) -> None:
-        if not _matches(_LOCAL_ID_RE, self.value, _IDENTITY_MAX):
-            raise ValueError("invalid capability local id")
-
-    def __str__(self) -> str:
-        return self.value
+    _pattern = _LOCAL_ID_RE
+    _error = "invalid capability local id"
 
 
-@dataclass(frozen=True)
-class PluginVersion:
+class PluginVersion(_Identity):
     """A strict SemVer 2.0.0 version (no ``v`` prefix, no leading zeros), at most 64 chars."""
 
-    value: str
-
-    def __post_init__(self) -> None:
-        if not _matches(_SEMVER_RE, self.value, _IDENTITY_MAX):
-            raise ValueError("invalid plugin version")
-
-    def __str__(self) -> str:
-        return self.value
+    _pattern = _SEMVER_RE
+    _error = "invalid plugin version"
 
 
 class CapabilityKind(StrEnum):
@@ -156,12 +154,12 @@ class ToolEffects:
 
     def annotations(self) -> dict[str, bool]:
         """The MCP Tool annotations (behaviour hints) these effects imply."""
-        return {
-            "readOnlyHint": self.read_only,
-            "destructiveHint": self.destructive,
-            "idempotentHint": self.idempotent,
-            "openWorldHint": self.open_world,
-        }
+        return tool_annotations(
+            read_only=self.read_only,
+            destructive=self.destructive,
+            idempotent=self.idempotent,
+            open_world=self.open_world,
+        )
 
 
 @dataclass(frozen=True)
@@ -181,9 +179,6 @@ class PublicToolBinding:
             raise ValueError("invalid public tool binding")
 
 
-_Handler = Callable[[dict[str, Any]], Any]
-
-
 class ActivatedTool:
     """A capability ready to serve: its MCP Tool definition, handler and metadata.
 
@@ -194,8 +189,8 @@ class ActivatedTool:
     __slots__ = ("_capability", "_tool", "_handler", "_effects", "_consent")
 
     _capability: QualifiedCapabilityId
-    _tool: dict[str, Any]
-    _handler: _Handler
+    _tool: JsonObject
+    _handler: ToolHandler
     _effects: ToolEffects
     _consent: ConsentRequirement
 
@@ -203,7 +198,7 @@ class ActivatedTool:
         self,
         capability: QualifiedCapabilityId,
         tool: Mapping[str, Any],
-        handler: _Handler,
+        handler: ToolHandler,
         effects: ToolEffects,
         consent: ConsentRequirement,
     ) -> None:
@@ -235,12 +230,12 @@ class ActivatedTool:
         return self._capability
 
     @property
-    def tool(self) -> dict[str, Any]:
+    def tool(self) -> JsonObject:
         """A fresh deep copy of the MCP Tool definition."""
         return copy.deepcopy(self._tool)
 
     @property
-    def handler(self) -> _Handler:
+    def handler(self) -> ToolHandler:
         return self._handler
 
     @property

@@ -13,11 +13,11 @@ module performs no I/O.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, NoReturn, ParamSpec, TypeGuard, TypeVar
 
+from mymcp import jsonvalue
 from mymcp.plugin.contracts import (
     CapabilityKind,
     CapabilityLocalId,
@@ -28,15 +28,6 @@ from mymcp.plugin.contracts import (
     ToolEffects,
 )
 from mymcp.plugin.definition import (
-    CONFIGURATION_SCHEMA_VERSION,
-    DESCRIPTION_MAX_LENGTH,
-    MANIFEST_VERSION,
-    MAX_CAPABILITIES,
-    MAX_SCHEMA_DEPTH,
-    MAX_SCHEMA_PROPERTIES,
-    MAX_SECRET_REFERENCES,
-    SMALL_VERSION_MAX,
-    TITLE_MAX_LENGTH,
     ArraySchemaNode,
     AuthorityDeclaration,
     CapabilityDeclaration,
@@ -49,20 +40,57 @@ from mymcp.plugin.definition import (
     PluginDefinition,
     ScalarSchemaNode,
     SchemaType,
-    is_display_text,
 )
 
 __all__ = [
+    "CONFIGURATION_SCHEMA_VERSION",
+    "DESCRIPTION_MAX_LENGTH",
     "MANIFEST_MAX_BYTES",
+    "MANIFEST_VERSION",
+    "MAX_CAPABILITIES",
+    "MAX_SCHEMA_DEPTH",
+    "MAX_SCHEMA_PROPERTIES",
+    "MAX_SECRET_REFERENCES",
+    "SMALL_VERSION_MAX",
+    "TITLE_MAX_LENGTH",
     "PluginContractError",
     "PluginContractErrorCode",
+    "is_display_text",
     "parse_manifest_bytes",
     "parse_manifest_mapping",
     "validate_plugin_contract",
 ]
 
 MANIFEST_MAX_BYTES = 65536
+MANIFEST_VERSION = 1
+CONFIGURATION_SCHEMA_VERSION = 1
+SMALL_VERSION_MAX = 255
+MAX_CAPABILITIES = 64
+MAX_SECRET_REFERENCES = 32
+MAX_SCHEMA_PROPERTIES = 32
+MAX_SCHEMA_DEPTH = 4
+TITLE_MAX_LENGTH = 128
+DESCRIPTION_MAX_LENGTH = 4096
 _SCHEMA_IDENTIFIER_MAX = 2048
+
+# C0 controls and DEL, C1 controls, LRM/RLM, line/paragraph separators and the bidi
+# embedding/override/isolate controls: none of them belongs in a one-line display string.
+_FORBIDDEN_TEXT_CHARS = frozenset(
+    [chr(code) for code in range(0x20)]
+    + [chr(code) for code in range(0x7F, 0xA0)]
+    + ["\u200e", "\u200f", "\u2028", "\u2029"]
+    + [chr(code) for code in range(0x202A, 0x202F)]
+    + [chr(code) for code in range(0x2066, 0x206A)]
+)
+
+
+def is_display_text(value: object, limit: int) -> bool:
+    """True for a string of 1..limit characters that is safe to show on one line."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= limit
+        and _FORBIDDEN_TEXT_CHARS.isdisjoint(value)
+    )
 
 
 class PluginContractErrorCode(StrEnum):
@@ -177,33 +205,14 @@ def _fail(code: PluginContractErrorCode, message: str | None = None) -> NoReturn
 # --- bytes -------------------------------------------------------------------------------
 
 
-class _DuplicateKey(Exception):
-    pass
-
-
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _DuplicateKey
-    return result
-
-
 def _decode_json(text: str) -> object:
-    non_finite: list[str] = []
-
-    def reject_constant(name: str) -> None:
-        non_finite.append(name)
-
+    # Overflowing numbers pass here; no manifest field takes a float.
     try:
-        value = json.loads(text, object_pairs_hook=_unique_object, parse_constant=reject_constant)
-    except _DuplicateKey:
+        return jsonvalue.decode(text, unique_keys=True, allow_overflow=True)
+    except jsonvalue.DuplicateKey:
         _fail(_Code.MANIFEST_RESOURCE_DUPLICATE_KEY)
-    except (ValueError, RecursionError):
-        # RecursionError: nesting deeper than the decoder's stack allows.
+    except jsonvalue.JsonError:
         _fail(_Code.MANIFEST_RESOURCE_INVALID_JSON)
-    if non_finite:
-        _fail(_Code.MANIFEST_RESOURCE_INVALID_JSON)
-    return value
 
 
 @_contract_boundary
@@ -229,10 +238,8 @@ def parse_manifest_bytes(source: bytes) -> PluginDefinition:
 
 # --- generic shapes ----------------------------------------------------------------------
 
-_Object = Mapping[str, Any]
 
-
-def _is_object(value: object) -> TypeGuard[_Object]:
+def _is_object(value: object) -> TypeGuard[Mapping[str, Any]]:
     return isinstance(value, Mapping) and all(isinstance(key, str) for key in value)
 
 
@@ -243,7 +250,7 @@ def _closed_object(
     optional: tuple[str, ...] = (),
     code: PluginContractErrorCode = _Code.MANIFEST_INVALID_FIELD,
     message: str | None = _INVALID_OBJECT,
-) -> _Object:
+) -> Mapping[str, Any]:
     """Check ``value`` is an object whose keys are exactly the allowed ones."""
     if not _is_object(value):
         _fail(code, message)
@@ -296,7 +303,7 @@ _SCHEMA_TYPE_VALUES = tuple(member.value for member in SchemaType)
 _SCHEMA_NODE_KEYS = ("type", "properties", "required", "additionalProperties", "items")
 
 
-def _check_schema_identifier(manifest: _Object) -> None:
+def _check_schema_identifier(manifest: Mapping[str, Any]) -> None:
     value = manifest.get("$schema")
     if value is None:
         return
@@ -314,14 +321,14 @@ def _check_manifest_version(value: object) -> None:
         _fail(_Code.MANIFEST_VERSION_UNSUPPORTED)
 
 
-def _host_api_shape(value: object) -> _Object:
+def _host_api_shape(value: object) -> Mapping[str, Any]:
     requires = _closed_object(value, ("host_api",))
     return _closed_object(requires["host_api"], ("min", "max"))
 
 
-def _host_api_range(host_api: _Object) -> HostApiRange:
-    minimum = _typed(HostApiVersion, host_api["min"])
-    maximum = _typed(HostApiVersion, host_api["max"])
+def _host_api_range(host_api: Mapping[str, Any]) -> HostApiRange:
+    minimum = HostApiVersion(_small_version(host_api["min"]))
+    maximum = HostApiVersion(_small_version(host_api["max"]))
     if minimum > maximum:
         _fail(_Code.MANIFEST_INVALID_FIELD)
     return HostApiRange(minimum, maximum)
@@ -368,7 +375,8 @@ def _display_text(value: object, limit: int) -> str:
     return value
 
 
-def _data_schema_version(value: object) -> int:
+def _small_version(value: object) -> int:
+    """A host API or data schema version: an integer (not a boolean) from 1 to 255."""
     if not (_is_integer(value) and 1 <= value <= SMALL_VERSION_MAX):
         _fail(_Code.MANIFEST_INVALID_FIELD)
     return value
@@ -437,12 +445,12 @@ def _schema_node(value: object, *, level: int) -> ConfigurationSchemaNode:
     return ScalarSchemaNode(SchemaType(kind))
 
 
-def _only_keys(node: _Object, allowed: tuple[str, ...]) -> None:
+def _only_keys(node: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     if any(key not in allowed for key in node):
         _fail(_Code.MANIFEST_UNKNOWN_FIELD)
 
 
-def _object_node(node: _Object, level: int) -> ObjectSchemaNode:
+def _object_node(node: Mapping[str, Any], level: int) -> ObjectSchemaNode:
     _only_keys(node, ("type", "properties", "required", "additionalProperties"))
     if "properties" not in node or "additionalProperties" not in node:
         _fail(_SCHEMA_INVALID)
@@ -491,7 +499,7 @@ def parse_manifest_mapping(mapping: Mapping[str, Any]) -> PluginDefinition:
     version = _typed(PluginVersion, manifest["version"])
     requires = _host_api_range(host_api)
     configuration = _configuration(manifest["configuration"])
-    data_schema_version = _data_schema_version(manifest["data_schema_version"])
+    data_schema_version = _small_version(manifest["data_schema_version"])
     authority = _authority(manifest["authority"])
     _check_counts(capabilities, secret_references)
     return PluginDefinition(

@@ -5,10 +5,10 @@ paths, because they are read by the operator in their own terminal; the server's
 carry a path. Nothing here creates, changes or moves a file: the checks are ``stat``,
 ``access``, directory listings and no-follow reads.
 
-The walk over the records applies the rules of the store (which files are candidates, how
-deep folders are entered, what makes a file skipped) so that each file recall and list skip
-is named with its path below the root and the reason, with the line and column of a JSON
-error.
+The records are found by the store's own walk (``memory/discovery.py``: which files are
+candidates, how deep folders are entered, which entries are skipped) and checked by the
+store's rules, so that each file recall and list skip is named with its path below the
+root and the reason, with the line and column of a JSON error.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import json
 import os
 import pwd
 import stat
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +30,9 @@ from mymcp.plugins.mnemosyne.memory.records import (
     INVALID_JSON,
     CanonicalRecord,
     RecordInvalid,
-    canonical_relative_parts,
     parse_record_bytes,
 )
-from mymcp.plugins.mnemosyne.memory.scan import PATH_MISMATCH, SCOPE_DEPTH
+from mymcp.plugins.mnemosyne.memory.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
@@ -41,6 +41,7 @@ __all__ = ["FAIL", "OK", "WARN", "Finding", "findings"]
 OK, WARN, FAIL = "ok", "warn", "fail"
 Finding = tuple[str, str]
 
+_ALL = sys.maxsize  # the doctor counts every candidate, past the store's bound too
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 _WRITING_TOOLS = "remember, revise, archive, restore and forget"
 _STATE = {"true": "on", "false": "off"}
@@ -160,13 +161,25 @@ def _user_name(uid: int) -> str:
 # --- the records ---------------------------------------------------------------------------
 
 
+# What the doctor says about a file or folder the walk skips.
+_WALK_SKIP_DETAILS = {
+    files.SYMLINK: "a symbolic link; never followed",
+    discovery.TOO_DEEP: f"a folder more than {SCOPE_DEPTH} levels below its scope; never entered",
+    files.UNREADABLE: "cannot be examined",
+}
+
+
 @dataclass
 class _ScopeReport:
+    scope: str
     valid: int = 0
     archived: int = 0
     legacy: int = 0
     skipped: list[tuple[str, str, str]] = field(default_factory=list)  # path, reason, detail
-    candidates: list[Path] = field(default_factory=list)
+
+    def walk_skip(self, reason: str, parts: tuple[str, ...]) -> None:
+        shown = "/".join((self.scope, *parts)) + ("/" if reason == discovery.TOO_DEEP else "")
+        self.skipped.append((shown, reason, _WALK_SKIP_DETAILS[reason]))
 
 
 def _record_findings(root: Path) -> list[Finding]:
@@ -194,21 +207,24 @@ def _scope_findings(root: Path, scope: str) -> list[Finding]:
         return [(FAIL, f"scope {scope}: {scope}/ {text}")]
     if not stat.S_ISDIR(status.st_mode):
         return [(FAIL, f"scope {scope}: {scope} is not a folder; recall and list of it fail")]
-    report = _ScopeReport()
+    report = _ScopeReport(scope)
     try:
-        _walk(root, start, 0, report)
+        with files.closing_fd(files.open_directory(start)) as start_fd:
+            candidates = discovery.walk(
+                start_fd, SCOPE_DEPTH, report_too_deep=True, on_skip_at=report.walk_skip, limit=_ALL
+            )
     except OSError as error:
         return [
             (FAIL, f"scope {scope}: a folder cannot be listed ({os.strerror(error.errno or 0)})")
         ]
-    if len(report.candidates) > files.MAX_CANDIDATES:
+    if len(candidates) > files.MAX_CANDIDATES:
         text = (
-            f"holds {len(report.candidates)} .json files, more than {files.MAX_CANDIDATES}: "
+            f"holds {len(candidates)} .json files, more than {files.MAX_CANDIDATES}: "
             "recall and scope-wide listing answer candidate_limit_exceeded"
         )
         return [(FAIL, f"scope {scope}: {text}")]
-    for candidate in report.candidates:
-        _check_candidate(root, candidate, report)
+    for candidate in candidates:
+        _check_candidate(root, start.joinpath(*candidate.parts), report)
     return [_scope_summary(scope, report), *_skipped_findings(report)]
 
 
@@ -228,24 +244,6 @@ def _skipped_findings(report: _ScopeReport) -> Iterator[Finding]:
         yield (FAIL, f"{path}: skipped ({reason}): {detail}")
 
 
-def _walk(root: Path, directory: Path, depth: int, report: _ScopeReport) -> None:
-    with os.scandir(directory) as listing:
-        entries = sorted(listing, key=lambda entry: entry.name)
-    for entry in entries:
-        path = Path(entry.path)
-        shown = path.relative_to(root).as_posix()
-        if entry.is_symlink():
-            report.skipped.append((shown, files.SYMLINK, "a symbolic link; never followed"))
-        elif entry.is_dir(follow_symlinks=False):
-            if depth >= SCOPE_DEPTH:
-                text = f"a folder more than {SCOPE_DEPTH} levels below its scope; never entered"
-                report.skipped.append((shown + "/", discovery.TOO_DEEP, text))
-            else:
-                _walk(root, path, depth + 1, report)
-        elif entry.is_file(follow_symlinks=False) and files.is_candidate_name(entry.name):
-            report.candidates.append(path)
-
-
 def _check_candidate(root: Path, path: Path, report: _ScopeReport) -> None:
     shown = path.relative_to(root).as_posix()
     data, problem = _read_record_file(path)
@@ -258,10 +256,7 @@ def _check_candidate(root: Path, path: Path, report: _ScopeReport) -> None:
         report.skipped.append((shown, invalid.reason, _invalid_detail(invalid.reason, data)))
         return
     if isinstance(record, CanonicalRecord):
-        collection = None if record.collection is None else record.collection.id
-        expected = canonical_relative_parts(
-            record.scope, record.namespace.id, collection, record.id
-        )
+        expected = record_parts(record)
         if expected != path.relative_to(root).parts:
             text = f"its scope, namespace, collection and id place it at {'/'.join(expected)}"
             report.skipped.append((shown, PATH_MISMATCH, text))

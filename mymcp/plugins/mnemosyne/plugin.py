@@ -7,10 +7,8 @@ the Tools whose operator gates are on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from mymcp.mcp.tool_registry import ToolRegistration
 from mymcp.plugin import (
@@ -112,7 +110,7 @@ def build_mnemosyne_contribution(
                 PluginId(PLUGIN_ID), CapabilityKind.TOOL, CapabilityLocalId(tool.name)
             ),
             tool.definition(),
-            partial(_invoke, tool, context),
+            partial(tool.invoke, context=context),
             tool.effects,
             tool.consent,
         )
@@ -128,7 +126,3 @@ def build_mnemosyne_registrations(
     """The gate-selected Tools as plain registrations, named by their capability ids."""
     contribution = build_mnemosyne_contribution(settings, store=store)
     return tuple(ToolRegistration(tool.tool, tool.handler) for tool in contribution.tools)
-
-
-def _invoke(tool: MemoryTool, context: MnemosyneContext, arguments: Mapping[str, Any]) -> Any:
-    return tool.invoke(arguments, context)

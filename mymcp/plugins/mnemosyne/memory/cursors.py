@@ -22,13 +22,14 @@ import binascii
 import functools
 import hashlib
 import hmac
-import json
 import re
 import secrets
 import uuid
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
+from mymcp import jsonvalue
+from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest
 
 __all__ = [
@@ -80,9 +81,7 @@ def _secret() -> ProcessSecret:
 
 def canonical_json(value: object) -> bytes:
     """Sorted keys, no spaces, ASCII only."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode(
-        "ascii"
-    )
+    return jsonvalue.encode(value, sort_keys=True).encode("ascii")
 
 
 def _keyed_hex(secret: ProcessSecret, context: bytes, data: bytes) -> str:
@@ -194,18 +193,14 @@ def _decode(part: str) -> bytes:
     return data
 
 
-def _fields(payload: bytes) -> dict[str, Any]:
+def _fields(payload: bytes) -> JsonObject:
     try:
-        value = json.loads(payload.decode("ascii"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        value = jsonvalue.decode(payload.decode("ascii"))
+    except ValueError:  # not ASCII, or not strict JSON
         _invalid()
     if not isinstance(value, dict) or set(value) != _KEYS or not _well_formed(value):
         _invalid()
     return value
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(name)
 
 
 def _is_int(value: object) -> bool:
@@ -216,7 +211,7 @@ def _is_digest(value: object) -> bool:
     return isinstance(value, str) and _DIGEST_RE.fullmatch(value) is not None
 
 
-def _well_formed(fields: dict[str, Any]) -> bool:
+def _well_formed(fields: JsonObject) -> bool:
     marker, offset, size = fields["p"], fields["o"], fields["z"]
     return (
         _is_int(fields["v"])

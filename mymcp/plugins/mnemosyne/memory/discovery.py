@@ -79,19 +79,28 @@ def walk(
     max_depth: int,
     *,
     report_too_deep: bool,
-    on_skip: Callable[[str], None],
+    on_skip: Callable[[str], None] | None = None,
     limit: int = files.MAX_CANDIDATES,
     entries_of: Callable[[int], Entries] = list_entries,
     on_directory: Callable[[int], None] | None = None,
+    on_skip_at: Callable[[str, tuple[str, ...]], None] | None = None,
 ) -> list[Candidate]:
     """All candidates below ``start_fd`` in discovery order.
 
     Symlinks, and directories beyond ``max_depth`` when ``report_too_deep``, are reported
-    through ``on_skip`` as they are met. ``entries_of`` lists a directory (a cache may
-    answer instead of the filesystem); ``on_directory`` is called with each visited
-    directory's descriptor before it is listed.
+    as they are met: to ``on_skip`` by their reason, to ``on_skip_at`` by the reason and
+    the skipped entry's parts. ``entries_of`` lists a directory (a cache may answer instead
+    of the filesystem); ``on_directory`` is called with each visited directory's
+    descriptor before it is listed.
     """
-    walker = _Walker(max_depth, report_too_deep, on_skip, limit, entries_of, on_directory)
+
+    def skip(reason: str, parts: tuple[str, ...]) -> None:
+        if on_skip is not None:
+            on_skip(reason)
+        if on_skip_at is not None:
+            on_skip_at(reason, parts)
+
+    walker = _Walker(max_depth, report_too_deep, skip, limit, entries_of, on_directory)
     walker.visit(start_fd, (), 0)
     return walker.candidates
 
@@ -101,7 +110,7 @@ class _Walker:
         self,
         max_depth: int,
         report_too_deep: bool,
-        on_skip: Callable[[str], None],
+        on_skip: Callable[[str, tuple[str, ...]], None],
         limit: int,
         entries_of: Callable[[int], Entries],
         on_directory: Callable[[int], None] | None,
@@ -123,17 +132,17 @@ class _Walker:
             elif kind is _DIRECTORY:
                 self._enter(fd, name, prefix, depth)
             else:
-                self.on_skip(kind)
+                self.on_skip(kind, (*prefix, name))
 
     def _enter(self, fd: int, name: str, prefix: tuple[str, ...], depth: int) -> None:
         if depth >= self.max_depth:
             if self.report_too_deep:
-                self.on_skip(TOO_DEEP)
+                self.on_skip(TOO_DEEP, (*prefix, name))
             return
         try:
             child = files.open_subdirectory(fd, name)
         except files.SymlinkRefused:
-            self.on_skip(files.SYMLINK)
+            self.on_skip(files.SYMLINK, (*prefix, name))
             return
         with files.closing_fd(child):
             self.visit(child, (*prefix, name), depth + 1)

@@ -7,49 +7,27 @@ Archived records are shown like active ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
 
+from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import Conflict, NotFound
 from mymcp.plugins.mnemosyne.memory.records import (
+    LEGACY_VERSION,
     CanonicalRecord,
     LegacyRecord,
     Record,
     canonical_record_dict,
 )
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.references import (
+    CanonicalReference,
+    LegacyReference,
+    Reference,
+    reference_dict,
+)
+from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 
-__all__ = [
-    "CanonicalReference",
-    "LegacyReference",
-    "Reference",
-    "inspect_memory",
-    "memory_view",
-    "reference_dict",
-]
-
-
-@dataclass(frozen=True)
-class CanonicalReference:
-    """Where a version 2 record lives: its scope, namespace, collection (or none) and ID."""
-
-    scope: Scope
-    namespace_id: str
-    collection_id: str | None
-    id: str
-
-
-@dataclass(frozen=True)
-class LegacyReference:
-    """A version 1 record: its scope and its legacy ID."""
-
-    scope: Scope
-    id: str
-
-
-Reference: TypeAlias = CanonicalReference | LegacyReference
+__all__ = ["inspect_memory", "load_current", "memory_view"]
 
 
 def inspect_memory(store: MemoryStore, root: Path, reference: Reference) -> Record:
@@ -60,17 +38,24 @@ def inspect_memory(store: MemoryStore, root: Path, reference: Reference) -> Reco
     storage errors.
     """
     if isinstance(reference, CanonicalReference):
-        return _canonical(store, root, reference)
+        return load_current(store, root, reference)[1]
     return _legacy(store, root, reference)
 
 
-def _canonical(store: MemoryStore, root: Path, reference: CanonicalReference) -> Record:
+def load_current(
+    store: MemoryStore, root: Path, reference: CanonicalReference
+) -> tuple[StoredRecord, CanonicalRecord]:
+    """The valid version 2 record at the reference's exact path, with its stored form.
+
+    Raises :class:`NotFound` when there is none (missing, invalid, misplaced or legacy)
+    and :class:`SourceUnavailable` for a symlinked component.
+    """
     stored = store.load_canonical(
         root, reference.scope, reference.namespace_id, reference.collection_id, reference.id
     )
-    if stored is None:
+    if stored is None or not isinstance(stored.record, CanonicalRecord):
         raise NotFound()
-    return stored.record
+    return stored, stored.record
 
 
 def _legacy(store: MemoryStore, root: Path, reference: LegacyReference) -> Record:
@@ -86,26 +71,13 @@ def _legacy(store: MemoryStore, root: Path, reference: LegacyReference) -> Recor
     return matches[0]
 
 
-def reference_dict(record: Record, scope: Scope) -> dict[str, Any]:
-    """The versioned reference a client passes back to name ``record`` (found in ``scope``)."""
-    if isinstance(record, LegacyRecord):
-        return {"schema_version": 1, "scope": scope.value, "id": record.id}
-    return {
-        "schema_version": 2,
-        "scope": record.scope.value,
-        "namespace_id": record.namespace.id,
-        "collection_id": None if record.collection is None else record.collection.id,
-        "id": record.id,
-    }
-
-
-def memory_view(record: Record, scope: Scope) -> dict[str, Any]:
+def memory_view(record: Record, scope: Scope) -> JsonObject:
     """Everything a record holds, led by its reference.
 
     A canonical record shows its normalized fields in file order; a legacy record shows
     only what version 1 can say, verbatim, with ``title`` and ``tags`` always present.
     """
-    view: dict[str, Any] = {"reference": reference_dict(record, scope)}
+    view: JsonObject = {"reference": reference_dict(record, scope)}
     if isinstance(record, CanonicalRecord):
         view.update(canonical_record_dict(record))
     else:
@@ -113,9 +85,9 @@ def memory_view(record: Record, scope: Scope) -> dict[str, Any]:
     return view
 
 
-def _legacy_fields(record: LegacyRecord) -> dict[str, Any]:
+def _legacy_fields(record: LegacyRecord) -> JsonObject:
     # A field the file holds keeps its place around ``content``; absent ones follow it.
-    fields: dict[str, Any] = {"schema_version": 1, "id": record.id}
+    fields: JsonObject = {"schema_version": LEGACY_VERSION, "id": record.id}
     if "title" in record.field_order:
         fields["title"] = record.title
     fields["content"] = record.content

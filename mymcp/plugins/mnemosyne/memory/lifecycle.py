@@ -20,9 +20,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest, NotFound
-from mymcp.plugins.mnemosyne.memory.inspect import CanonicalReference
+from mymcp.plugins.mnemosyne.memory.errors import (
+    Conflict,
+    InvalidRequest,
+    MnemosyneError,
+    NotFound,
+)
+from mymcp.plugins.mnemosyne.memory.inspect import load_current
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.references import REFERENCE, CanonicalReference
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState
@@ -34,13 +40,11 @@ __all__ = [
     "Changed",
     "Clock",
     "RESTORED",
-    "archive",
+    "change_state",
     "checked_current",
     "forget",
-    "load_current",
     "now_timestamp",
     "replace_record",
-    "restore",
 ]
 
 ARCHIVED: Final = "archived"
@@ -59,15 +63,11 @@ class Changed:
     record: CanonicalRecord
 
 
-@dataclass(frozen=True)
-class _Transition:
-    target: LifecycleState
-    done: str
-    unchanged: str
-
-
-_ARCHIVE: Final = _Transition(LifecycleState.ARCHIVED, ARCHIVED, ALREADY_ARCHIVED)
-_RESTORE: Final = _Transition(LifecycleState.ACTIVE, RESTORED, ALREADY_ACTIVE)
+# The status of a state change that was made, and of one that was not needed.
+_STATUSES: Final = {
+    LifecycleState.ARCHIVED: (ARCHIVED, ALREADY_ARCHIVED),
+    LifecycleState.ACTIVE: (RESTORED, ALREADY_ACTIVE),
+}
 
 
 def _utc_now() -> datetime:
@@ -80,22 +80,6 @@ def now_timestamp(clock: Clock | None = None) -> str:
 
 
 # --- shared steps (revise uses them too) ------------------------------------------------
-
-
-def load_current(
-    store: MemoryStore, root: Path, reference: CanonicalReference
-) -> tuple[StoredRecord, CanonicalRecord]:
-    """The valid version 2 record at the reference's exact path, with its stored form.
-
-    Raises :class:`NotFound` when there is none (missing, invalid, misplaced or legacy)
-    and :class:`SourceUnavailable` for a symlinked component.
-    """
-    stored = store.load_canonical(
-        root, reference.scope, reference.namespace_id, reference.collection_id, reference.id
-    )
-    if stored is None or not isinstance(stored.record, CanonicalRecord):
-        raise NotFound()
-    return stored, stored.record
 
 
 def checked_current(
@@ -119,9 +103,10 @@ def replace_record(
     *,
     invalid: Callable[[], InvalidRequest],
 ) -> CanonicalRecord:
-    """Atomically write ``new`` over ``current`` and return the record read back.
+    """Atomically write ``new`` over ``current`` and return the record as read back.
 
-    A replacement that cannot be serialized is reported as the error ``invalid`` builds.
+    A replacement that cannot be serialized is reported as the error ``invalid`` builds;
+    a read-back that is not ``new`` is an internal error.
     """
     try:
         stored = store.replace(root, current, new)
@@ -129,62 +114,45 @@ def replace_record(
         raise invalid() from exc
     if not isinstance(stored.record, CanonicalRecord):
         raise NotFound()
+    if stored.record != new:
+        raise MnemosyneError()
     return stored.record
-
-
-def _invalid_reference() -> InvalidRequest:
-    return InvalidRequest("invalid_reference", field="reference")
 
 
 # --- the operations ---------------------------------------------------------------------
 
 
-def archive(
+def change_state(
     store: MemoryStore,
     root: Path,
     reference: CanonicalReference,
     expected_revision: int,
+    target: LifecycleState,
     *,
     clock: Clock | None = None,
 ) -> Changed:
-    """Hide an active record from recall (``archived``), or report ``already_archived``."""
-    return _transition(store, root, reference, expected_revision, _ARCHIVE, clock)
+    """Archive or restore: bring the record into the ``target`` state.
 
-
-def restore(
-    store: MemoryStore,
-    root: Path,
-    reference: CanonicalReference,
-    expected_revision: int,
-    *,
-    clock: Clock | None = None,
-) -> Changed:
-    """Return an archived record to recall (``restored``), or report ``already_active``."""
-    return _transition(store, root, reference, expected_revision, _RESTORE, clock)
-
-
-def _transition(
-    store: MemoryStore,
-    root: Path,
-    reference: CanonicalReference,
-    expected_revision: int,
-    transition: _Transition,
-    clock: Clock | None,
-) -> Changed:
-    """Raises NotFound, Conflict, OutcomeUncertain, storage errors and InvalidRequest."""
+    Archiving hides an active record from recall (``archived``), restoring returns an
+    archived one (``restored``); a record already in that state is left alone
+    (``already_archived``, ``already_active``). Raises NotFound, Conflict,
+    OutcomeUncertain and storage errors.
+    """
+    done, unchanged = _STATUSES[target]
     load_current(store, root, reference)  # a missing record never gets the root created
     with store.lock(root, create=False):
         stored, record = checked_current(store, root, reference, expected_revision)
-        if record.state is transition.target:
-            return Changed(transition.unchanged, record)
+        if record.state is target:
+            return Changed(unchanged, record)
         new = dataclasses.replace(
-            record,
-            state=transition.target,
-            revision=record.revision + 1,
-            updated_at=now_timestamp(clock),
+            record, state=target, revision=record.revision + 1, updated_at=now_timestamp(clock)
         )
         written = replace_record(store, root, stored, new, invalid=_invalid_reference)
-    return Changed(transition.done, written)
+    return Changed(done, written)
+
+
+def _invalid_reference() -> InvalidRequest:
+    return InvalidRequest("invalid_reference", field=REFERENCE)
 
 
 def forget(

@@ -22,10 +22,11 @@ import threading
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from mymcp.plugins.mnemosyne.memory.inspect import reference_dict
+from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.values import canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
@@ -111,7 +112,7 @@ def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Recal
     return [_hit(stored, score, query, tag_keys) for stored, score in _best(scores)]
 
 
-def hit_view(hit: RecallHit, scope: Scope) -> dict[str, Any]:
+def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
     """The result item of one hit: its reference, text, tags and what matched."""
     record = hit.stored.record
     return {

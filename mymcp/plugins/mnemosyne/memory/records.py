@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, NoReturn, TypeAlias, TypeVar
 
+from mymcp import jsonvalue
+
+from .files import RECORD_SUFFIX
 from .values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
@@ -40,9 +43,11 @@ from .vocabulary import (
 )
 
 __all__ = [
+    "CANONICAL_VERSION",
     "INVALID_ENCODING",
     "INVALID_JSON",
     "INVALID_RECORD",
+    "LEGACY_VERSION",
     "CanonicalRecord",
     "Collection",
     "LegacyRecord",
@@ -56,11 +61,12 @@ __all__ = [
     "serialize_canonical",
 ]
 
+LEGACY_VERSION: Final = 1
+CANONICAL_VERSION: Final = 2
+
 INVALID_ENCODING: Final = "invalid_encoding"
 INVALID_JSON: Final = "invalid_json"
 INVALID_RECORD: Final = "invalid_record"
-
-RECORD_SUFFIX: Final = ".json"
 
 
 @dataclass(frozen=True)
@@ -121,39 +127,12 @@ class RecordInvalid(Exception):
         super().__init__(reason)
 
 
-# --- strict JSON -------------------------------------------------------------------------
-
-
-class _StrictJsonError(ValueError):
-    pass
-
-
-def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    obj: dict[str, object] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise _StrictJsonError("duplicate key")
-        obj[key] = value
-    return obj
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise _StrictJsonError(f"non-finite number {name}")
-
-
 def _load_json(text: str) -> object:
-    if text.startswith("\ufeff"):
-        raise RecordInvalid(INVALID_JSON)
+    # Overflowing numbers pass here and fail the record rules, which take no float.
     try:
-        return json.loads(
-            text,
-            object_pairs_hook=_reject_duplicate_keys,
-            parse_constant=_reject_constant,
-        )
-    except (ValueError, RecursionError) as exc:
-        # ValueError covers syntax errors, duplicate keys, non-finite constants and
-        # integers past the interpreter's digit limit; RecursionError deep nesting.
-        raise RecordInvalid(INVALID_JSON) from exc
+        return jsonvalue.decode(text, unique_keys=True, allow_overflow=True)
+    except jsonvalue.JsonError:
+        raise RecordInvalid(INVALID_JSON) from None
 
 
 def parse_record_bytes(data: bytes) -> Record:
@@ -244,9 +223,9 @@ def parse_record_object(obj: object) -> Record:
     version = obj.get("schema_version")
     # ``type(...) is int`` keeps out bool and float (true, 2.0).
     _check(type(version) is int)
-    if version == 1:
+    if version == LEGACY_VERSION:
         return _parse_v1(obj)
-    if version == 2:
+    if version == CANONICAL_VERSION:
         return _parse_v2(obj)
     _invalid()
 
@@ -368,7 +347,7 @@ def _collection_dict(collection: Collection | None) -> dict[str, object] | None:
 def canonical_record_dict(record: CanonicalRecord) -> dict[str, object]:
     """The record as plain JSON values, keys in canonical file order."""
     data: dict[str, object] = {
-        "schema_version": 2,
+        "schema_version": CANONICAL_VERSION,
         "id": record.id,
         "scope": record.scope.value,
         "namespace": {

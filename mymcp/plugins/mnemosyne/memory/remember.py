@@ -15,6 +15,8 @@ record behind it is still reported; nothing new is ever published below such a r
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 import uuid
 from collections.abc import Callable
@@ -22,20 +24,14 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final
 
 from mymcp.plugins.mnemosyne.memory import policy
 from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError, NotFound, SourceUnavailable
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
+from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp, is_canonical_id
-from mymcp.plugins.mnemosyne.memory.vocabulary import (
-    LifecycleState,
-    MemoryKind,
-    Origin,
-    RecordedVia,
-    Scope,
-)
+from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, RecordedVia
 
 __all__ = [
     "ALREADY_EXISTS",
@@ -57,41 +53,17 @@ _PLACEHOLDER_ID: Final = "mem_" + "0" * 32
 _PLACEHOLDER_TIME: Final = "2000-01-01T00:00:00Z"
 
 
-@dataclass(frozen=True)
-class Draft:
-    """A memory as the caller proposed it, every value already normalized."""
-
-    scope: Scope
-    namespace: Namespace
-    collection: Collection | None
-    kind: MemoryKind
-    language: str
-    title: str | None
-    content: str
-    tags: tuple[str, ...]
-    origin: Origin
-    occurred_at: str | None
-
-    def record(self, memory_id: str, now: str) -> CanonicalRecord:
-        """The first revision of the record this draft becomes."""
-        return CanonicalRecord(
-            id=memory_id,
-            scope=self.scope,
-            namespace=self.namespace,
-            collection=self.collection,
-            kind=self.kind,
-            language=self.language,
-            title=self.title,
-            content=self.content,
-            tags=self.tags,
-            origin=self.origin,
-            recorded_via=RecordedVia.MEMORY_REMEMBER,
-            state=LifecycleState.ACTIVE,
-            revision=1,
-            created_at=now,
-            updated_at=now,
-            occurred_at=self.occurred_at,
-        )
+# A memory as the caller proposed it, every value already normalized: a record whose ID and
+# times are stand-ins of the real ones' length until :func:`remember` stores it.
+Draft: Final = functools.partial(
+    CanonicalRecord,
+    id=_PLACEHOLDER_ID,
+    recorded_via=RecordedVia.MEMORY_REMEMBER,
+    state=LifecycleState.ACTIVE,
+    revision=1,
+    created_at=_PLACEHOLDER_TIME,
+    updated_at=_PLACEHOLDER_TIME,
+)
 
 
 @dataclass(frozen=True)
@@ -102,26 +74,7 @@ class Remembered:
     record: CanonicalRecord
 
 
-class _Identified(Protocol):
-    @property
-    def scope(self) -> Scope: ...
-    @property
-    def namespace(self) -> Namespace: ...
-    @property
-    def collection(self) -> Collection | None: ...
-    @property
-    def kind(self) -> MemoryKind: ...
-    @property
-    def occurred_at(self) -> str | None: ...
-    @property
-    def title(self) -> str | None: ...
-    @property
-    def content(self) -> str: ...
-    @property
-    def tags(self) -> tuple[str, ...]: ...
-
-
-def duplicate_key(memory: _Identified) -> tuple[object, ...]:
+def duplicate_key(memory: CanonicalRecord) -> tuple[object, ...]:
     """What two memories must share to be the same memory.
 
     Language, labels and origin are left out; tags count as a set, ignoring order and case.
@@ -154,7 +107,7 @@ def _utc_now() -> datetime:
 def remember(
     store: MemoryStore,
     root: Path,
-    draft: Draft,
+    draft: CanonicalRecord,
     *,
     clock: Callable[[], datetime] = _utc_now,
 ) -> Remembered:
@@ -176,7 +129,7 @@ def remember(
         )
     )
     # An unstorable draft (e.g. a lone surrogate) fails here, before the root is created.
-    encode_record(draft.record(_PLACEHOLDER_ID, _PLACEHOLDER_TIME))
+    encode_record(draft)
     with ExitStack() as held:
         linked = _hold_root(held, store, root)
         existing = _find_duplicate(_candidates(store, root, draft, linked=linked), draft)
@@ -185,7 +138,8 @@ def remember(
                 ALREADY_EXISTS if existing.state is LifecycleState.ACTIVE else EXISTING_ARCHIVED
             )
             return Remembered(status, existing)
-        record = draft.record(new_memory_id(), format_timestamp(clock()))
+        now = format_timestamp(clock())
+        record = dataclasses.replace(draft, id=new_memory_id(), created_at=now, updated_at=now)
         stored = store.create(root, record)
     if not isinstance(stored.record, CanonicalRecord):
         raise MnemosyneError()
@@ -208,7 +162,7 @@ def _hold_root(held: ExitStack, store: MemoryStore, root: Path) -> bool:
     return True
 
 
-def _find_duplicate(found: list[StoredRecord], draft: Draft) -> CanonicalRecord | None:
+def _find_duplicate(found: list[StoredRecord], draft: CanonicalRecord) -> CanonicalRecord | None:
     wanted = duplicate_key(draft)
     for stored in found:
         record = stored.record
@@ -218,13 +172,13 @@ def _find_duplicate(found: list[StoredRecord], draft: Draft) -> CanonicalRecord 
 
 
 def _candidates(
-    store: MemoryStore, root: Path, draft: Draft, *, linked: bool
+    store: MemoryStore, root: Path, draft: CanonicalRecord, *, linked: bool
 ) -> list[StoredRecord]:
     """The valid records an equal memory could be among, in discovery order.
 
     That is the draft's destination directory; behind a symlinked root, which the
     directory listing refuses, the whole scope is walked the way recall walks it.
-    Raises CandidateLimitExceeded when the whole scope holds more than 1,000 candidates.
+    Raises CandidateLimitExceeded when the whole scope holds more candidates than the bound.
     """
     store.check_candidate_bound(root, draft.scope)
     if linked:

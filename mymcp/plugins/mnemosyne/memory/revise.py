@@ -17,16 +17,16 @@ from typing import Final
 
 from mymcp.plugins.mnemosyne.memory import policy
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.inspect import CanonicalReference
+from mymcp.plugins.mnemosyne.memory.inspect import load_current
 from mymcp.plugins.mnemosyne.memory.lifecycle import (
     Changed,
     Clock,
     checked_current,
-    load_current,
     now_timestamp,
     replace_record,
 )
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
+from mymcp.plugins.mnemosyne.memory.references import CanonicalReference
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
 __all__ = ["ALREADY_CURRENT", "REVISED", "Revision", "revise"]

@@ -15,6 +15,7 @@ from typing import Final
 __all__ = [
     "CANONICAL_ID_RE",
     "CONTENT_LIMIT",
+    "IDENTIFIER_LIMIT",
     "IDENTIFIER_RE",
     "LABEL_LIMIT",
     "LANGUAGE_LIMIT",
@@ -44,11 +45,12 @@ LABEL_LIMIT: Final = 100
 TAG_LIMIT: Final = 50
 MAX_TAGS: Final = 10
 LANGUAGE_LIMIT: Final = 35
+IDENTIFIER_LIMIT: Final = 64
 
 UNDETERMINED_LANGUAGE: Final = "und"
 
 # All patterns are meant for ``fullmatch``: ``$`` would let a trailing newline through.
-IDENTIFIER_RE: Final = re.compile(r"[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?")
+IDENTIFIER_RE: Final = re.compile(rf"[a-z0-9](?:[a-z0-9_-]{{0,{IDENTIFIER_LIMIT - 2}}}[a-z0-9])?")
 CANONICAL_ID_RE: Final = re.compile(r"mem_[0-9a-f]{32}")
 LEGACY_ID_RE: Final = re.compile(r"[A-Za-z0-9._-]{1,100}")
 LANGUAGE_RE: Final = re.compile(r"[a-z]{2,8}(?:-[a-z0-9]{1,8})*")
@@ -110,7 +112,7 @@ def normalize_tag(value: object) -> str | None:
 
 
 def normalize_tags(value: object) -> tuple[str, ...] | None:
-    """Canonical tag array: at most 10 valid tags, no two equal after casefolding.
+    """Canonical tag array: at most MAX_TAGS valid tags, no two equal after casefolding.
 
     Order and case of the tags are kept.
     """

@@ -1,41 +1,51 @@
 """One declaration per Tool, and the one place where a domain error becomes a Tool result.
 
 A :class:`MemoryTool` holds everything about one Mnemosyne Tool: its public name, title,
-description, input schema, effect and consent metadata, the gate that enables it, its
-messages and its handler. The plugin adapter, ``tools/list``, ``list_tools``, the
+description, input schema, effects (and so its consent rule), the gate that enables it,
+its messages and its handler. The plugin adapter, ``tools/list``, ``list_tools``, the
 annotations and the manifest parity check all read this one object.
 
-A handler receives the (host-normalized) arguments and a :class:`ToolCall`. It returns the
-success payload, or raises a :class:`MnemosyneError`; :meth:`MemoryTool.invoke` turns
-either into the MCP result and writes the Tool's one terminal log event.
+A handler parses the (host-normalized) arguments, calls one domain service and renders
+its answer: it returns the success payload, or raises a :class:`MnemosyneError`;
+:meth:`MemoryTool.invoke` turns either into the MCP result and writes the Tool's one
+terminal log event.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from mymcp import jsonvalue
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp.jsonrpc import EncodedObject
 from mymcp.plugin.contracts import ConsentRequirement, ToolEffects
 from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
-
-Payload = dict[str, Any]
+from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
+from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.references import reference_dict
+from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
 # The three effect profiles of Mnemosyne Tools (the manifest declares the same).
 READS = ToolEffects(read_only=True, destructive=False, idempotent=True, open_world=False)
 CHANGES = ToolEffects(read_only=False, destructive=False, idempotent=True, open_world=False)
 DESTROYS = ToolEffects(read_only=False, destructive=True, idempotent=True, open_world=False)
 
+# Messages every Tool that can meet the code gives, unless it names its own.
+SHARED_MESSAGES: Mapping[str, str] = {
+    "invalid_reference": "reference is invalid",
+    "candidate_limit_exceeded": f"memory scope contains more than {MAX_CANDIDATES} candidate files",
+}
+
 
 class ToolContext(Protocol):
     """What the plugin lends to every call: the shared store and the root resolver."""
 
     @property
-    def store(self) -> Any: ...
+    def store(self) -> MemoryStore: ...
 
     def memory_root(self) -> Path: ...
 
@@ -56,11 +66,11 @@ class ToolCall:
         return self.context.memory_root()
 
     @property
-    def store(self) -> Any:
+    def store(self) -> MemoryStore:
         return self.context.store
 
 
-Handler = Callable[[Mapping[str, Any], ToolCall], Payload]
+Handler = Callable[[Mapping[str, Any], ToolCall], JsonObject]
 
 
 @dataclass(frozen=True)
@@ -70,11 +80,11 @@ class MemoryTool:
     name: str
     title: str
     description: str
-    input_schema: Mapping[str, Any]
+    input_schema: JsonObject
     effects: ToolEffects
-    consent: ConsentRequirement
     handler: Handler
-    # Message per error code; a code missing here falls back to ``failure_message``.
+    # Message per error code; a code missing here and from SHARED_MESSAGES falls back to
+    # ``failure_message``.
     messages: Mapping[str, str]
     failure_message: str
     # Settings key of the operator gate that enables the Tool; None means always on.
@@ -86,16 +96,21 @@ class MemoryTool:
     # Whether error payloads carry the ``field`` member.
     error_fields: bool = True
 
-    def definition(self) -> dict[str, Any]:
+    @property
+    def consent(self) -> ConsentRequirement:
+        """A Tool that only reads needs no approval; every other one, per call."""
+        return ConsentRequirement.NONE if self.effects.read_only else ConsentRequirement.PER_CALL
+
+    def definition(self) -> JsonObject:
         """The MCP Tool definition published in ``tools/list``."""
         return {
             "name": self.name,
             "title": self.title,
             "description": self.description,
-            "inputSchema": json.loads(json.dumps(self.input_schema)),
+            "inputSchema": jsonvalue.decode(jsonvalue.encode(self.input_schema)),
         }
 
-    def invoke(self, arguments: Mapping[str, Any], context: ToolContext) -> dict[str, Any]:
+    def invoke(self, arguments: Mapping[str, Any], context: ToolContext) -> JsonObject:
         """Run the handler and return the MCP Tool result; never raises."""
         call = ToolCall(context)
         is_error = True
@@ -115,8 +130,8 @@ class MemoryTool:
         self._log(payload, is_error, log_field, call.notes)
         return tool_result(payload, is_error=is_error)
 
-    def error_payload(self, error: MnemosyneError) -> Payload:
-        payload: Payload = {
+    def error_payload(self, error: MnemosyneError) -> JsonObject:
+        payload: JsonObject = {
             "status": self.status_names.get(error.status, error.status),
             "code": error.code,
         }
@@ -124,12 +139,15 @@ class MemoryTool:
             payload["field"] = error.field
         if error.reason is not None:
             payload["reason"] = error.reason
-        payload["message"] = error.message or self.messages.get(error.code, self.failure_message)
+        payload["message"] = error.message or self._message(error.code)
         return payload
+
+    def _message(self, code: str) -> str:
+        return self.messages.get(code) or SHARED_MESSAGES.get(code) or self.failure_message
 
     def _log(
         self,
-        payload: Payload,
+        payload: JsonObject,
         is_error: bool,
         log_field: str | None,
         notes: Mapping[str, object],
@@ -150,22 +168,30 @@ class MemoryTool:
         logging.getLogger(f"mcp.{self.name}").log(level, " ".join(parts))
 
 
-def compact_json(value: object) -> str:
-    """The wire form of a payload: compact separators, non-ASCII escaped, never NaN."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+def lifecycle_result(call: ToolCall, status: str, record: CanonicalRecord) -> JsonObject:
+    """The answer of a change: its status, the memory's reference and lifecycle after it.
+
+    The lifecycle is noted for the log as well.
+    """
+    call.note(lifecycle_state=record.state.value, revision=record.revision)
+    return {
+        "status": status,
+        "reference": reference_dict(record, record.scope),
+        "lifecycle": {"state": record.state.value, "revision": record.revision},
+    }
 
 
-def tool_result(payload: Payload, *, is_error: bool) -> dict[str, Any]:
+def tool_result(payload: JsonObject, *, is_error: bool) -> JsonObject:
     """The MCP result: one text item of compact ASCII JSON, plus the same object structured.
 
     The structured copy carries its text along, so the response encoder does not encode the
     payload a second time. A handler that assembled a large payload's text from memoized
     pieces hands it over as an ``EncodedObject`` already; that text must be exactly what
-    :func:`compact_json` would write.
+    :func:`jsonvalue.encode` would write.
     """
     if not isinstance(payload, EncodedObject):
-        payload = EncodedObject(payload, compact_json(payload))
-    result: dict[str, Any] = {"content": [{"type": "text", "text": payload.json_text}]}
+        payload = EncodedObject(payload, jsonvalue.encode(payload))
+    result: JsonObject = {"content": [{"type": "text", "text": payload.json_text}]}
     result["structuredContent"] = payload
     if is_error:
         result["isError"] = True

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from mymcp import jsonvalue
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp.jsonrpc import EncodedObject
-from mymcp.plugin.contracts import ConsentRequirement
-from mymcp.plugins.mnemosyne.memory.cursors import MAX_CURSOR_LENGTH
+from mymcp.plugins.mnemosyne.memory.cursors import MAX_CURSOR_LENGTH, MAX_PAGE_SIZE
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
 from mymcp.plugins.mnemosyne.memory.listing import (
     DEFAULT_PAGE_SIZE,
     ListedItem,
@@ -18,18 +20,12 @@ from mymcp.plugins.mnemosyne.memory.listing import (
     list_page,
 )
 from mymcp.plugins.mnemosyne.memory.records import LegacyRecord
+from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.values import is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
-from mymcp.plugins.mnemosyne.tools.framework import (
-    READS,
-    MemoryTool,
-    Payload,
-    ToolCall,
-    compact_json,
-)
+from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
 
-MAX_PAGE_SIZE = 100
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
 
 _COMBINATIONS = (
@@ -63,7 +59,7 @@ _CURSOR_DESCRIPTION = (
     "scope, namespace_id and collection_id exactly as on the first request."
 )
 
-INPUT_SCHEMA: schemas.Schema = {
+INPUT_SCHEMA: JsonObject = {
     "type": "object",
     "properties": {
         "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
@@ -93,9 +89,8 @@ _MESSAGES = {
     "invalid_page_size": f"page_size must be an integer from 1 through {MAX_PAGE_SIZE}",
     "stale_cursor": "cursor is stale; start a new listing",
     "candidate_limit_exceeded": (
-        "selected memory container contains more than 1000 candidate files"
+        f"selected memory container contains more than {MAX_CANDIDATES} candidate files"
     ),
-    "memory_source_unavailable": "memory could not be listed",
 }
 
 
@@ -166,42 +161,30 @@ def _page_size(arguments: Mapping[str, Any]) -> int:
 _ITEM_MEMO = "memory_list.item"
 
 
-def _item(item: ListedItem, scope: Scope) -> tuple[Payload, str]:
+def _item(item: ListedItem, scope: Scope) -> tuple[JsonObject, str]:
     """The list entry of one record and its JSON text, built once per record version."""
     key = (scope, item.inspectability)
     memo = item.stored.derived.get(_ITEM_MEMO)
     if isinstance(memo, tuple) and memo[0] == key:
-        cached: tuple[Payload, str] = memo[1]
+        cached: tuple[JsonObject, str] = memo[1]
         return cached
     entry = _build_item(item, scope)
-    built = (entry, compact_json(entry))
+    built = (entry, jsonvalue.encode(entry))
     item.stored.derived[_ITEM_MEMO] = (key, built)
     return built
 
 
-def _build_item(item: ListedItem, scope: Scope) -> Payload:
+def _build_item(item: ListedItem, scope: Scope) -> JsonObject:
     record = item.stored.record
-    if isinstance(record, LegacyRecord):
-        reference: Payload = {"schema_version": 1, "scope": scope.value, "id": record.id}
-        return {
-            "reference": reference,
-            "title": record.title,
-            "inspectability": item.inspectability,
-        }
-    collection_id = None if record.collection is None else record.collection.id
-    return {
-        "reference": {
-            "schema_version": 2,
-            "scope": record.scope.value,
-            "namespace_id": record.namespace.id,
-            "collection_id": collection_id,
-            "id": record.id,
-        },
+    entry: JsonObject = {
+        "reference": reference_dict(record, scope),
         "title": record.title,
         "inspectability": item.inspectability,
-        "kind": record.kind.value,
-        "lifecycle": {"state": record.state.value},
     }
+    if not isinstance(record, LegacyRecord):
+        entry["kind"] = record.kind.value
+        entry["lifecycle"] = {"state": record.state.value}
+    return entry
 
 
 def _payload(page: Page, scope: Scope) -> EncodedObject:
@@ -219,13 +202,13 @@ def _payload(page: Page, scope: Scope) -> EncodedObject:
         "memories": [entry for entry, _ in entries],
         "page": page_object,
     }
-    # The same text json.dumps would write, assembled from the memoized entry texts.
+    # The same text jsonvalue.encode would write, assembled from the memoized entry texts.
     memories = ",".join(text for _, text in entries)
-    text = f'{{"status":"ok","memories":[{memories}],"page":{compact_json(page_object)}}}'
+    text = f'{{"status":"ok","memories":[{memories}],"page":{jsonvalue.encode(page_object)}}}'
     return EncodedObject(payload, text)
 
 
-def _handle(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
+def _handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
     request = parse_arguments(arguments, call)
     page = list_page(call.store, call.memory_root(), request)
     call.note(
@@ -243,9 +226,7 @@ TOOL = MemoryTool(
     description=_DESCRIPTION,
     input_schema=INPUT_SCHEMA,
     effects=READS,
-    consent=ConsentRequirement.NONE,
     handler=_handle,
     messages=_MESSAGES,
     failure_message="memory could not be listed",
-    gate=None,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mymcp.plugin.contracts import ConsentRequirement
+from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.recall import (
     RESULT_LIMIT,
@@ -16,7 +16,7 @@ from mymcp.plugins.mnemosyne.memory.recall import (
 from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
-from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, Payload, ToolCall
+from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
 
 QUERY_LIMIT = 1000
 
@@ -27,7 +27,7 @@ DESCRIPTION = (
     "memories, best first, with full text and a reference."
 )
 
-INPUT_SCHEMA: schemas.Schema = {
+INPUT_SCHEMA: JsonObject = {
     "type": "object",
     "properties": {
         "query": {
@@ -37,16 +37,13 @@ INPUT_SCHEMA: schemas.Schema = {
             "maxLength": QUERY_LIMIT,
         },
         "scope": schemas.scope_enum(schemas.scope_catalogue()),
-        "tags": {
-            "type": "array",
-            "description": (
+        "tags": schemas.tags_schema(
+            min_items=1,
+            description=(
                 "Optional, distinct: tags relevant memories carry, compared ignoring case. "
                 "Omit the key when there are none."
             ),
-            "items": schemas.text(TAG_LIMIT),
-            "minItems": 1,
-            "maxItems": MAX_TAGS,
-        },
+        ),
     },
     "required": ["query", "scope"],
     "additionalProperties": False,
@@ -82,7 +79,7 @@ def _is_tag(item: object) -> bool:
     return isinstance(item, str) and bool(item.strip()) and len(item) <= TAG_LIMIT
 
 
-def _recall(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
+def _recall(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
     request = _parse(arguments)
     hits = recall(call.store, call.memory_root(), request)
     call.note(scope=request.scope.value, returned_count=len(hits))
@@ -98,17 +95,14 @@ TOOL = MemoryTool(
     description=DESCRIPTION,
     input_schema=INPUT_SCHEMA,
     effects=READS,
-    consent=ConsentRequirement.NONE,
     handler=_recall,
     messages={
-        "invalid_query": "query must be a non-empty string of at most 1000 characters",
-        "invalid_scope": (
-            "scope must be one of: self, relationship, preference, practice, project, knowledge"
-        ),
+        "invalid_query": f"query must be a non-empty string of at most {QUERY_LIMIT} characters",
+        "invalid_scope": f"scope must be one of: {', '.join(schemas.SCOPE_VALUES)}",
         "invalid_tags": (
-            "tags must be an array of 1 to 10 unique non-empty strings of at most 50 characters"
+            f"tags must be an array of 1 to {MAX_TAGS} unique non-empty strings of at most "
+            f"{TAG_LIMIT} characters"
         ),
-        "candidate_limit_exceeded": "memory scope contains more than 1000 candidate files",
         "memory_source_unavailable": "memory source could not be read",
     },
     failure_message="memory could not be recalled",

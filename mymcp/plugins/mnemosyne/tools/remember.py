@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mymcp.plugin.contracts import ConsentRequirement
+from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory import remember as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.inspect import reference_dict
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
 from mymcp.plugins.mnemosyne.memory.values import (
     CONTENT_LIMIT,
@@ -30,24 +29,13 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     Scope,
 )
 from mymcp.plugins.mnemosyne.tools import schemas
-from mymcp.plugins.mnemosyne.tools.framework import CHANGES, MemoryTool, Payload, ToolCall
+from mymcp.plugins.mnemosyne.tools.framework import CHANGES, MemoryTool, ToolCall, lifecycle_result
 
 # --- the published input schema ----------------------------------------------------------
 #
 # One flat object: which kinds each scope takes and when occurred_at belongs are said in the
 # descriptions below, built from the scope table, and enforced by parse_arguments.
 
-_REQUIRED: Final = [
-    "scope",
-    "namespace",
-    "collection",
-    "kind",
-    "language",
-    "title",
-    "content",
-    "tags",
-    "origin",
-]
 _OCCURRED_AT: Final = "occurred_at"
 
 
@@ -111,7 +99,7 @@ _TOOL_DESCRIPTION: Final = (
 )
 
 
-def _namespace_schema() -> schemas.Schema:
+def _namespace_schema() -> JsonObject:
     return {
         "type": "object",
         "properties": {
@@ -128,7 +116,7 @@ def _namespace_schema() -> schemas.Schema:
     }
 
 
-def _collection_schema() -> schemas.Schema:
+def _collection_schema() -> JsonObject:
     collection = {
         "type": "object",
         "properties": {
@@ -141,31 +129,34 @@ def _collection_schema() -> schemas.Schema:
     return schemas.described(_COLLECTION_DESCRIPTION, {"anyOf": [{"type": "null"}, collection]})
 
 
-INPUT_SCHEMA: Final[schemas.Schema] = {
-    "type": "object",
-    "properties": {
-        "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
-        "namespace": _namespace_schema(),
-        "collection": _collection_schema(),
-        "kind": {"type": "string", "description": _KIND_DESCRIPTION, "enum": _MEMORY_KINDS},
-        "language": schemas.described(
-            _LANGUAGE_DESCRIPTION,
-            schemas.nullable({"type": "string", "pattern": schemas.LANGUAGE_PATTERN}),
-        ),
-        "title": schemas.nullable(schemas.text(TITLE_LIMIT)),
-        "content": schemas.described(_CONTENT_DESCRIPTION, schemas.text(CONTENT_LIMIT)),
-        "tags": schemas.tags_schema(min_items=0, description=_TAGS_DESCRIPTION),
-        "origin": {
-            "type": "string",
-            "description": _ORIGIN_DESCRIPTION,
-            "enum": list(_ORIGIN_VALUES),
-        },
-        _OCCURRED_AT: {
-            "type": "string",
-            "description": _OCCURRED_AT_DESCRIPTION,
-            "pattern": schemas.TIMESTAMP_PATTERN,
-        },
+_PROPERTIES: Final[JsonObject] = {
+    "scope": schemas.scope_enum(_SCOPE_DESCRIPTION),
+    "namespace": _namespace_schema(),
+    "collection": _collection_schema(),
+    "kind": {"type": "string", "description": _KIND_DESCRIPTION, "enum": _MEMORY_KINDS},
+    "language": schemas.described(
+        _LANGUAGE_DESCRIPTION,
+        schemas.nullable({"type": "string", "pattern": schemas.LANGUAGE_PATTERN}),
+    ),
+    "title": schemas.nullable(schemas.text(TITLE_LIMIT)),
+    "content": schemas.described(_CONTENT_DESCRIPTION, schemas.text(CONTENT_LIMIT)),
+    "tags": schemas.tags_schema(min_items=0, description=_TAGS_DESCRIPTION),
+    "origin": {
+        "type": "string",
+        "description": _ORIGIN_DESCRIPTION,
+        "enum": list(_ORIGIN_VALUES),
     },
+    _OCCURRED_AT: {
+        "type": "string",
+        "description": _OCCURRED_AT_DESCRIPTION,
+        "pattern": schemas.TIMESTAMP_PATTERN,
+    },
+}
+_REQUIRED: Final = [name for name in _PROPERTIES if name != _OCCURRED_AT]
+
+INPUT_SCHEMA: Final[JsonObject] = {
+    "type": "object",
+    "properties": _PROPERTIES,
     "required": list(_REQUIRED),
     "additionalProperties": False,
 }
@@ -246,7 +237,7 @@ def _required(value: Any, field: str) -> Any:
     return value
 
 
-def parse_arguments(arguments: Mapping[str, Any]) -> service.Draft:
+def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
     """The draft of a remember call; raises InvalidRequest in the contract's order."""
     origin: Origin | None = _member(_ORIGINS, arguments.get("origin"))
     if origin is None:
@@ -288,16 +279,7 @@ def parse_arguments(arguments: Mapping[str, Any]) -> service.Draft:
 # --- the handler -------------------------------------------------------------------------
 
 
-def _outcome(result: service.Remembered) -> Payload:
-    record: CanonicalRecord = result.record
-    return {
-        "status": result.status,
-        "reference": reference_dict(record, record.scope),
-        "lifecycle": {"state": record.state.value, "revision": record.revision},
-    }
-
-
-def _remember(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
+def _remember(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
     draft = parse_arguments(arguments)
     call.note(
         scope=draft.scope.value,
@@ -307,16 +289,9 @@ def _remember(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
         origin=draft.origin.value,
     )
     result = service.remember(call.store, call.memory_root(), draft)
-    call.note(
-        memory_id=result.record.id,
-        lifecycle_state=result.record.state.value,
-        revision=result.record.revision,
-    )
-    return _outcome(result)
+    call.note(memory_id=result.record.id)
+    return lifecycle_result(call, result.status, result.record)
 
-
-_INVALID_RECORD: Final = "memory field is invalid"
-_NOT_STORED: Final = "memory could not be stored"
 
 TOOL = MemoryTool(
     name="memory_remember",
@@ -324,7 +299,6 @@ TOOL = MemoryTool(
     description=_TOOL_DESCRIPTION,
     input_schema=INPUT_SCHEMA,
     effects=CHANGES,
-    consent=ConsentRequirement.PER_CALL,
     handler=_remember,
     messages={
         "invalid_origin": "origin is invalid",
@@ -332,12 +306,10 @@ TOOL = MemoryTool(
         "invalid_namespace": "namespace is invalid for scope",
         "invalid_collection": "collection is invalid",
         "invalid_kind": "kind is invalid for scope",
-        "invalid_record": _INVALID_RECORD,
+        "invalid_record": "memory field is invalid",
         "mutation_disabled": "memory remember is disabled",
-        "candidate_limit_exceeded": "memory scope contains more than 1000 candidate files",
         "write_conflict": "generated memory identity conflicts with an existing record",
-        "memory_source_unavailable": _NOT_STORED,
     },
-    failure_message=_NOT_STORED,
+    failure_message="memory could not be stored",
     gate="remember_enabled",
 )

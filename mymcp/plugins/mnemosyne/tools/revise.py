@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from mymcp.plugin.contracts import ConsentRequirement
+from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory import revise as service
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest, MnemosyneError
-from mymcp.plugins.mnemosyne.memory.inspect import CanonicalReference
+from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.references import (
+    EXPECTED_REVISION,
+    REFERENCE,
+    CanonicalReference,
+    parse_change_target,
+)
 from mymcp.plugins.mnemosyne.memory.values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
@@ -17,17 +22,16 @@ from mymcp.plugins.mnemosyne.memory.values import (
     normalize_text,
 )
 from mymcp.plugins.mnemosyne.tools import schemas
-from mymcp.plugins.mnemosyne.tools.framework import DESTROYS, MemoryTool, Payload, ToolCall
+from mymcp.plugins.mnemosyne.tools.framework import (
+    DESTROYS,
+    MemoryTool,
+    ToolCall,
+    lifecycle_result,
+)
 from mymcp.plugins.mnemosyne.tools.lifecycle import (
-    EXPECTED_REVISION,
     EXPECTED_REVISION_SCHEMA,
-    REFERENCE,
-    lifecycle_payload,
+    note_target,
     operation_messages,
-    parse_expected_revision,
-    parse_reference,
-    refers_to,
-    require_reference_and_revision,
 )
 
 NAMESPACE_LABEL: Final = "namespace_label"
@@ -39,7 +43,7 @@ TAGS: Final = "tags"
 # --- the published input schema ----------------------------------------------------------
 
 
-def _nullable_text(limit: int, description: str) -> schemas.Schema:
+def _nullable_text(limit: int, description: str) -> JsonObject:
     return schemas.described(description, schemas.nullable(schemas.text(limit)))
 
 
@@ -63,7 +67,7 @@ _TITLE_DESCRIPTION: Final = "null removes it."
 _CONTENT_DESCRIPTION: Final = f"At most {CONTENT_LIMIT:,} characters."
 _TAGS_DESCRIPTION: Final = "The complete list, in order; no two equal ignoring case."
 
-INPUT_SCHEMA: Final[schemas.Schema] = {
+INPUT_SCHEMA: Final[JsonObject] = {
     "type": "object",
     "properties": {
         REFERENCE: schemas.canonical_reference(),
@@ -123,35 +127,25 @@ def _revision(arguments: Mapping[str, Any], reference: CanonicalReference) -> se
     return service.Revision(namespace_label, collection_label, title, content, tags)
 
 
-def parse_arguments(
-    arguments: Mapping[str, Any],
+def _parse(
+    arguments: Mapping[str, Any], call: ToolCall
 ) -> tuple[CanonicalReference, int, service.Revision]:
     """The reference, expected revision and new values; raises InvalidRequest in order."""
     if not isinstance(arguments, Mapping) or not arguments.keys() <= _KEYS:
         raise InvalidRequest("invalid_record", field="revision")
-    require_reference_and_revision(arguments)
-    reference = parse_reference(arguments[REFERENCE])
-    expected_revision = parse_expected_revision(arguments[EXPECTED_REVISION])
-    return reference, expected_revision, _revision(arguments, reference)
+    reference, expected_revision = parse_change_target(arguments)
+    revision = _revision(arguments, reference)
+    note_target(call, reference)
+    return reference, expected_revision, revision
 
 
 # --- the handler -------------------------------------------------------------------------
 
 
-def _revise(arguments: Mapping[str, Any], call: ToolCall) -> Payload:
-    reference, expected_revision, revision = parse_arguments(arguments)
-    call.note(schema_version=2, scope=reference.scope.value)
+def _revise(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    reference, expected_revision, revision = _parse(arguments, call)
     result = service.revise(call.store, call.memory_root(), reference, expected_revision, revision)
-    record = result.record
-    step = 0 if result.status == service.ALREADY_CURRENT else 1
-    if (
-        not refers_to(record, reference)
-        or record.revision != expected_revision + step
-        or not revision.matches(record)
-    ):
-        raise MnemosyneError()
-    call.note(lifecycle_state=record.state.value, revision=record.revision)
-    return lifecycle_payload(result.status, reference, record)
+    return lifecycle_result(call, result.status, result.record)
 
 
 TOOL = MemoryTool(
@@ -160,7 +154,6 @@ TOOL = MemoryTool(
     description=_TOOL_DESCRIPTION,
     input_schema=INPUT_SCHEMA,
     effects=DESTROYS,
-    consent=ConsentRequirement.PER_CALL,
     handler=_revise,
     messages={
         **operation_messages("revise", "revised"),

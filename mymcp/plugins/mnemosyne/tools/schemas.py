@@ -1,4 +1,4 @@
-"""Schema fragments shared by the Mnemosyne Tool declarations, and the words that go with them.
+"""JsonObject fragments shared by the Mnemosyne Tool declarations, and the words that go with them.
 
 Every published input schema is one flat object (``type``, ``properties``, ``required``,
 ``additionalProperties: false``) built only from forms that model providers and grammar
@@ -13,23 +13,21 @@ the server enforces every rule either way.
 
 from __future__ import annotations
 
-from typing import Any
-
-from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT
+from mymcp.jsonvalue import JsonObject
+from mymcp.plugins.mnemosyne.memory.records import CANONICAL_VERSION, LEGACY_VERSION
+from mymcp.plugins.mnemosyne.memory.references import CANONICAL_KEYS, LEGACY_KEYS
+from mymcp.plugins.mnemosyne.memory.values import IDENTIFIER_RE, MAX_TAGS, TAG_LIMIT
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
 
-Schema = dict[str, Any]
-
-# ECMAScript spellings of the rules in ``memory/values.py`` (tests check they agree).
-IDENTIFIER_PATTERN = "^[a-z0-9]([a-z0-9_-]{0,62}[a-z0-9])?$"
+# ECMAScript spellings of the rules in ``memory/values.py``: the identifier's is its rule
+# with plain groups, anchored; for the others, which read looser or Unicode-aware there,
+# tests check that they agree.
+IDENTIFIER_PATTERN = "^" + IDENTIFIER_RE.pattern.replace("(?:", "(") + "$"
 TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
 # The length limit of a language tag is not in the pattern; descriptions state it.
 LANGUAGE_PATTERN = "^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$"
 # Larger limits make grammar converters build huge rules; they are stated in words instead.
 PUBLISHED_MAX_LENGTH = 1000
-
-CANONICAL_VERSION = 2
-LEGACY_VERSION = 1
 
 SCOPE_VALUES: list[str] = [scope.value for scope in Scope]
 
@@ -40,40 +38,40 @@ def scope_catalogue() -> str:
     return entries
 
 
-def scope_enum(description: str) -> Schema:
+def scope_enum(description: str) -> JsonObject:
     """A string-enum scope property."""
     return {"type": "string", "description": description, "enum": list(SCOPE_VALUES)}
 
 
-def described(description: str, schema: Schema) -> Schema:
+def described(description: str, schema: JsonObject) -> JsonObject:
     """``schema`` with ``description`` as its first key."""
     return {"description": description, **schema}
 
 
-def nullable(schema: Schema) -> Schema:
+def nullable(schema: JsonObject) -> JsonObject:
     """``schema`` or JSON ``null``: a property-level ``anyOf`` with a null branch."""
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def identifier() -> Schema:
+def identifier() -> JsonObject:
     """A namespace or collection ID; the pattern carries the whole rule, length included."""
     return {"type": "string", "pattern": IDENTIFIER_PATTERN}
 
 
-def pinned(number: int) -> Schema:
+def pinned(number: int) -> JsonObject:
     """An integer that must be exactly ``number`` (a one-value range, not ``const``)."""
     return {"type": "integer", "minimum": number, "maximum": number}
 
 
-def text(limit: int) -> Schema:
-    """A string of 1 to ``limit`` characters (the bound is published up to 1,000 only)."""
-    schema: Schema = {"type": "string", "minLength": 1}
+def text(limit: int) -> JsonObject:
+    """A string of 1 to ``limit`` characters (the bound is published up to PUBLISHED_MAX_LENGTH)."""
+    schema: JsonObject = {"type": "string", "minLength": 1}
     if limit <= PUBLISHED_MAX_LENGTH:
         schema["maxLength"] = limit
     return schema
 
 
-def tags_schema(*, min_items: int, description: str) -> Schema:
+def tags_schema(*, min_items: int, description: str) -> JsonObject:
     return {
         "type": "array",
         "description": description,
@@ -83,39 +81,31 @@ def tags_schema(*, min_items: int, description: str) -> Schema:
     }
 
 
-def _reference_scope() -> Schema:
-    return {"type": "string", "enum": list(SCOPE_VALUES)}
-
-
-def canonical_reference() -> Schema:
-    """The exact version 2 reference taken by inspect and the lifecycle Tools.
+def canonical_reference() -> JsonObject:
+    """The exact version 2 reference taken by inspect and the change Tools.
 
     A reference is copied from an earlier result, never composed, so it publishes its keys,
     types, pinned version and scope values but no patterns; the server checks every value.
     """
-    return {
-        "type": "object",
-        "properties": {
-            "schema_version": pinned(CANONICAL_VERSION),
-            "scope": _reference_scope(),
-            "namespace_id": {"type": "string"},
-            "collection_id": nullable({"type": "string"}),
-            "id": {"type": "string"},
-        },
-        "required": ["schema_version", "scope", "namespace_id", "collection_id", "id"],
-        "additionalProperties": False,
-    }
+    return _reference(CANONICAL_VERSION, CANONICAL_KEYS)
 
 
-def legacy_reference() -> Schema:
+def legacy_reference() -> JsonObject:
     """The version 1 reference of a legacy record (inspect only)."""
+    return _reference(LEGACY_VERSION, LEGACY_KEYS)
+
+
+def _reference(version: int, keys: tuple[str, ...]) -> JsonObject:
+    members: JsonObject = {
+        "schema_version": pinned(version),
+        "scope": {"type": "string", "enum": list(SCOPE_VALUES)},
+        "namespace_id": {"type": "string"},
+        "collection_id": nullable({"type": "string"}),
+        "id": {"type": "string"},
+    }
     return {
         "type": "object",
-        "properties": {
-            "schema_version": pinned(LEGACY_VERSION),
-            "scope": _reference_scope(),
-            "id": {"type": "string"},
-        },
-        "required": ["schema_version", "scope", "id"],
+        "properties": {key: members[key] for key in keys},
+        "required": list(keys),
         "additionalProperties": False,
     }
