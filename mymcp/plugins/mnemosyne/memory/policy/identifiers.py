@@ -22,6 +22,7 @@ from mymcp.plugins.mnemosyne.memory.policy.labels import (
     IDENTITY,
     label_around,
     may_name_an_identity,
+    names_an_identity,
 )
 from mymcp.plugins.mnemosyne.memory.policy.national import FORMATS
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
@@ -54,7 +55,8 @@ def _has_ssn(text: Text) -> bool:
     return False
 
 
-# Digits, then digits or capitals, single separators and "(d)" check digits.
+# Digits, then digits or capitals, single separators and "(d)" check digits. The capitals
+# right before the first digit belong to the cluster too ("AB 12 34 56 C", "X1234567L").
 _CLUSTER = re.compile(rb"0(?:[A0]|[-./+ ][A0]|\([A0]\)){4,}")
 # Dates (with a time after them or not), decimal amounts and IPv4 addresses are numbers,
 # not identifiers.
@@ -65,19 +67,38 @@ _NOT_AN_IDENTIFIER = re.compile(
 _DIGIT_GROUPS = re.compile(rb"0+(?: 0+)*")
 _YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
 _SEPARATORS = str.maketrans("", "", "-./+ ()")
+# What a match of _CLUSTER, or one of its space-separated parts, looks like when the
+# cluster, a part, or "AA " and the cluster has the shape of a format (the capitals that
+# open a format may stand before the match). When none occurs, no format applies.
+_FORMAT_SHAPES = frozenset(
+    piece
+    for shape in FORMATS
+    for whole in (shape, shape[3:] if shape.startswith(b"AA ") else shape)
+    for piece in (whole, whole.lstrip(b"A"))
+)
 
 
 def _clusters(text: Text) -> list[tuple[int, int]]:
+    """Each cluster standing alone: no letter or digit touches it on either side."""
     shape = text.shape
+    size = len(shape)
     found = []
     for match in _CLUSTER.finditer(shape):
         start, end = match.span()
         while start and shape[start - 1] == 65:
             start -= 1
-        if (start and shape[start - 1] in _ALNUM) or (end < len(shape) and shape[end] in _ALNUM):
+        if (start and shape[start - 1] in _ALNUM) or (end < size and shape[end] in _ALNUM):
             continue
         found.append((start, end))
     return found
+
+
+def _may_be_formatted(text: Text) -> bool:
+    """False when no cluster, part of one or "AA " and a cluster has the shape of a format."""
+    shapes = _CLUSTER.findall(text.shape)
+    if _FORMAT_SHAPES.isdisjoint(shapes):
+        return not _FORMAT_SHAPES.isdisjoint(b" ".join(shapes).split(b" "))
+    return True
 
 
 def _formatted(text: Text, start: int, end: int) -> bool:
@@ -88,29 +109,42 @@ def _formatted(text: Text, start: int, end: int) -> bool:
     return any(valid(compact) for valid in validators)
 
 
+def _pieces(text: Text, start: int, end: int) -> list[tuple[int, int]]:
+    """The cluster, then each of its space-separated parts unless it is only digit groups."""
+    signature = text.shape[start:end]
+    pieces = [(start, end)]
+    if b" " in signature and not _DIGIT_GROUPS.fullmatch(signature):
+        offset = start
+        for piece in signature.split(b" "):
+            pieces.append((offset, offset + len(piece)))
+            offset += len(piece) + 1
+    return pieces
+
+
 def _has_national_number(text: Text) -> bool:
     labelled = may_name_an_identity(text)
+    formats = _may_be_formatted(text)
+    if not (labelled or formats):
+        return False
+    value = text.value
     for start, end in _clusters(text):
-        if start and text.value[start - 1] == "+":
+        if start and value[start - 1] == "+":
             continue
-        signature = text.shape[start:end]
-        pieces = [(start, end)]
-        if b" " in signature:
-            offset = start
-            for piece in signature.split(b" "):
-                pieces.append((offset, offset + len(piece)))
-                offset += len(piece) + 1
-            if _DIGIT_GROUPS.fullmatch(signature):
-                pieces = [(start, end)]
-        formats = (
-            [*pieces, (start - 3, end)] if text.shape.startswith(b"AA ", start - 3) else pieces
-        )
-        for begin, stop in formats:  # "AB 12 34 56 C" starts before the cluster
-            if _formatted(text, begin, stop) and label_around(text, start, end) != BENIGN:
-                return True
+        pieces = _pieces(text, start, end)
+        if formats and _has_format(text, start, end, pieces):
+            return True
         if labelled and any(
             _labelled_identity(text, begin, stop) for begin, stop in _labelled_pieces(pieces)
         ):
+            return True
+    return False
+
+
+def _has_format(text: Text, start: int, end: int, pieces: list[tuple[int, int]]) -> bool:
+    shape = text.shape
+    formats = [*pieces, (start - 3, end)] if shape.startswith(b"AA ", start - 3) else pieces
+    for begin, stop in formats:  # "AB 12 34 56 C" starts before the cluster
+        if _formatted(text, begin, stop) and label_around(text, start, end) != BENIGN:
             return True
     return False
 
@@ -126,7 +160,7 @@ def _labelled_identity(text: Text, start: int, end: int) -> bool:
         return False
     if _YEARS.fullmatch(text.value, start, end):
         return False
-    return label_around(text, start, end) == IDENTITY
+    return names_an_identity(text, start, end)
 
 
 def _numbered(signature: bytes) -> bool:

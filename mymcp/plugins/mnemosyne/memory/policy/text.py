@@ -66,8 +66,7 @@ _WORDS = _words_table()
 
 
 def _fold_digits(value: str) -> str:
-    # Every decimal digit outside ASCII is at U+0660 or above.
-    if value.isascii() or max(value) < "\u0660" or _FOREIGN_DIGIT.search(value) is None:
+    if value.isascii() or _FOREIGN_DIGIT.search(value) is None:
         return value
     return _FOREIGN_DIGIT.sub(lambda match: str(unicodedata.decimal(match.group())), value)
 
