@@ -22,6 +22,7 @@ from mymcp.plugins.mnemosyne.memory.policy.labels import (
     IDENTITY,
     label_around,
     may_name_an_identity,
+    may_name_one_here,
     names_an_identity,
 )
 from mymcp.plugins.mnemosyne.memory.policy.national import FORMATS
@@ -101,6 +102,12 @@ def _may_be_formatted(text: Text) -> bool:
     return True
 
 
+def _shaped_like_a_format(signature: bytes) -> bool:
+    if signature in _FORMAT_SHAPES:
+        return True
+    return b" " in signature and not _FORMAT_SHAPES.isdisjoint(signature.split(b" "))
+
+
 def _formatted(text: Text, start: int, end: int) -> bool:
     validators = FORMATS.get(text.shape[start:end])
     if not validators:
@@ -127,14 +134,23 @@ def _has_national_number(text: Text) -> bool:
     if not (labelled or formats):
         return False
     value = text.value
+    shape = text.shape
     for start, end in _clusters(text):
         if start and value[start - 1] == "+":
             continue
-        pieces = _pieces(text, start, end)
-        if formats and _has_format(text, start, end, pieces):
+        if (
+            formats
+            and _shaped_like_a_format(shape[start:end])
+            and _has_format(text, start, end, _pieces(text, start, end))
+        ):
             return True
-        if labelled and any(
-            _labelled_identity(text, begin, stop) for begin, stop in _labelled_pieces(pieces)
+        if (
+            labelled
+            and may_name_one_here(text, start, end)
+            and any(
+                _labelled_identity(text, begin, stop)
+                for begin, stop in _labelled_pieces(_pieces(text, start, end))
+            )
         ):
             return True
     return False

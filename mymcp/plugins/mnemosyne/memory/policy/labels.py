@@ -22,6 +22,7 @@ __all__ = [
     "IDENTITY",
     "label_around",
     "may_name_an_identity",
+    "may_name_one_here",
     "names_an_identity",
 ]
 
@@ -233,3 +234,17 @@ def names_an_identity(text: Text, start: int, end: int) -> bool:
             label_around(text, start, end) == IDENTITY
         )
     return label_around(text, start, end) == IDENTITY
+
+
+def may_name_one_here(text: Text, start: int, end: int) -> bool:
+    """False when no number inside ``start:end`` can have an identity label.
+
+    The label of a number inside the stretch is read from the words between ``start - 48``
+    and the number, and from the words right after it; all of them lie in the stretch,
+    except the words after its end. When the stretch is ASCII, holds no word that can make
+    the label IDENTITY, and no label follows its end, none of its numbers has one.
+    """
+    reach = max(0, start - _BEFORE)
+    if not _lacks(text, reach, end, _IDENTITY_CUES):
+        return True
+    return _AFTER_LABEL.match(text.value, end) is not None
