@@ -130,18 +130,15 @@ def _pieces(text: Text, start: int, end: int) -> list[tuple[int, int]]:
 
 def _has_national_number(text: Text) -> bool:
     labelled = may_name_an_identity(text)
-    formats = _may_be_formatted(text)
-    if not (labelled or formats):
+    if not labelled and not _may_be_formatted(text):
         return False
     value = text.value
     shape = text.shape
     for start, end in _clusters(text):
         if start and value[start - 1] == "+":
             continue
-        if (
-            formats
-            and _shaped_like_a_format(shape[start:end])
-            and _has_format(text, start, end, _pieces(text, start, end))
+        if _shaped_like_a_format(shape[start:end]) and _has_format(
+            text, start, end, _pieces(text, start, end)
         ):
             return True
         if (
