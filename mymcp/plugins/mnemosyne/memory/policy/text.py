@@ -59,10 +59,25 @@ def _word_table() -> bytes:
     return bytes(table)
 
 
+def _stretch_table() -> bytes:
+    # "w" for a token character, a space for white space, "p" for anything else.
+    table = bytearray(b"p" * 256)
+    for code in range(128):
+        if chr(code).isalnum() or chr(code) in "_-.":
+            table[code] = ord("w")
+    for code in (9, 10, 11, 12, 13, 32):
+        table[code] = 32
+    return bytes(table)
+
+
 _TOKEN_RUN = 15
+_TOKEN_PROBE = b"w" * _TOKEN_RUN
+# Written as literal characters so that the engine searches for the whole run at once.
+_CHUNK = re.compile(_TOKEN_PROBE + b"[wp]*")
 _SHAPE = _shape_table()
 _WORD = _word_table()
 _WORDS = _words_table()
+_STRETCH = _stretch_table()
 
 
 def _fold_digits(value: str) -> str:
@@ -95,10 +110,6 @@ class Text:
     def __len__(self) -> int:
         return len(self.value)
 
-    def has(self, *needles: str) -> bool:
-        """True when the lowercase view contains any of ``needles``."""
-        return any(needle in self.lower for needle in needles)
-
     def mentions(self, words: frozenset[bytes]) -> bool:
         """True when one of ``words`` (lowercase ASCII, as bytes) is a word of the value."""
         return not self.words.isdisjoint(words)
@@ -110,22 +121,6 @@ class Text:
             yield at
             at = self.lower.find(needle, at + len(needle))
 
-    def tokens(self, minimum: int) -> Iterator[tuple[int, int]]:
-        """``(start, end)`` of every run of at least ``minimum`` token characters."""
-        probe = b"w" * minimum
-        at = self.word.find(probe)
-        while at >= 0:
-            end = self.word.find(b" ", at + minimum)
-            end = len(self.word) if end < 0 else end
-            yield at, end
-            at = self.word.find(probe, end)
-
-    def chunk(self, start: int, end: int) -> tuple[int, int]:
-        """The white-space delimited stretch of the value around ``start:end``."""
-        begin = self.shape.rfind(b" ", 0, start) + 1
-        stop = self.shape.find(b" ", end)
-        return begin, len(self.shape) if stop < 0 else stop
-
     def chunks(self) -> list[tuple[int, int]]:
         """Each white-space delimited stretch that holds a run of 15+ token characters.
 
@@ -133,11 +128,31 @@ class Text:
         """
         cached = self.cache.get("chunks")
         if cached is None:
-            found: list[tuple[int, int]] = []
-            for start, end in self.tokens(_TOKEN_RUN):
-                begin, stop = self.chunk(start, end)
-                if found and begin <= found[-1][0]:
-                    continue
-                found.append((begin, stop))
-            self.cache["chunks"] = cached = found
+            cached = []
+            if _TOKEN_PROBE in self.word:
+                # On the stretch mask a match runs from the first long run of a stretch to
+                # its end, so each stretch is found once, in order.
+                stretches = self.value.encode("ascii", "replace").translate(_STRETCH)
+                cached = [
+                    (self.shape.rfind(b" ", 0, match.start()) + 1, match.end())
+                    for match in _CHUNK.finditer(stretches)
+                ]
+            self.cache["chunks"] = cached
         return cast(list[tuple[int, int]], cached)
+
+    def chunk_text(self, minimum: int = 0) -> str:
+        """The chunks of at least ``minimum`` characters, joined by single spaces.
+
+        No pattern the detectors run over chunks can match a space, and each of their
+        boundaries treats a space as it treats the start or the end of a chunk, so one
+        search over this text finds what a search of each chunk would.
+        """
+        key = f"chunk_text{minimum}"
+        cached = self.cache.get(key)
+        if cached is None:
+            value = self.value
+            cached = " ".join(
+                value[begin:stop] for begin, stop in self.chunks() if stop - begin >= minimum
+            )
+            self.cache[key] = cached
+        return cast(str, cached)
