@@ -402,8 +402,10 @@ _BASIC = re.compile(
     r"basic\s+(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.IGNORECASE
 )
 _URL_CREDENTIALS = re.compile(r"://(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@")
+# The dash comes first (the engine jumps from dash to dash); what stands before it is
+# checked after it.
 _CURL_USER = re.compile(
-    r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)"""
+    r"""-(?:(?<=^-)|(?<=\s-))(?:u|-user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)"""
 )
 _URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
 
