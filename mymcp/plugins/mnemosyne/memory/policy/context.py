@@ -22,8 +22,7 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 from mymcp.plugins.mnemosyne.memory.policy.looks import (
     is_not_a_secret,
@@ -103,7 +102,11 @@ _NAME_PARTS = re.compile(r"[_.\-]+")
 
 
 def _parts(name: str) -> list[str]:
-    words = [word.lower() for word in _NAME_PARTS.split(_CAMEL.sub("_", name)) if word]
+    if name.isalpha() and name.islower():
+        return [name]  # the common case: "password", "token"
+    if not name.islower():
+        name = _CAMEL.sub("_", name)  # without a capital there is no case boundary to mark
+    words = [word.lower() for word in _NAME_PARTS.split(name) if word]
     words = [word.rstrip("0123456789") for word in words]
     words = [word for word in words if word]
     while len(words) > 1 and words[-1] in _TRAILING:
@@ -169,8 +172,7 @@ _BARE = re.compile(r"""[^\s"'`,;&<>]+""")
 _K8S_VALUE = re.compile(r"""["']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*""")
 
 
-@dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(NamedTuple):
     """A value found after a credential name.
 
     ``mode`` tells how the two are joined: ``code`` (``=``, ``=>``, a command-line flag, an
@@ -198,15 +200,25 @@ def assignments(text: Text) -> list[Assignment]:
 def _find_assignments(text: Text) -> Iterator[Assignment]:
     stems = {word.decode() for word in text.words & _NAME_WORDS}
     stems.update(stem for stem in _GLUED_STEMS if stem in text.lower)
+    lower, word, value = text.lower, text.word, text.value
+    size = len(value)
     seen: set[int] = set()
     for stem in stems:
-        for at in text.positions(stem):
-            start = text.word.rfind(b" ", 0, at) + 1
+        at = lower.find(stem)
+        while at >= 0:
+            start = word.rfind(b" ", 0, at) + 1
             if start not in seen:
                 seen.add(start)
-                found = _assignment_at(text, start)
-                if found is not None:
-                    yield found
+                # Where _name_span ends the name: the token's end, less its dots and dashes.
+                end = word.find(b" ", start)
+                end = size if end < 0 else end
+                while end > start and value[end - 1] in ".-":
+                    end -= 1
+                if _MAY_FOLLOW.match(value, end) is not None:
+                    found = _assignment_at(text, start)
+                    if found is not None:
+                        yield found
+            at = lower.find(stem, at + len(stem))
 
 
 def _name_span(text: Text, start: int) -> tuple[int, int]:
@@ -225,6 +237,21 @@ _LINKER_WORDS = frozenset(
     is was are ist lautet war est es é è är er on je to jest este adalah ialah for of at in
     für pour de du des del della da do das dos van von voor för til af dla pro za
     """.split()
+)
+
+
+# Everything _worth_reading accepts, and a little more, in one anchored match: an operator
+# character, a line break, or blanks and then an operator, a quote, a word of 8 or more
+# characters or a linker word (in any case).
+_BLANK = "\t\n\v\f\r "
+_MAY_FOLLOW = re.compile(
+    "["
+    + re.escape("".join(sorted(_OPERATOR_START)))
+    + "]|\n|[ \t]+(?:["
+    + re.escape("".join(sorted(_OPERATOR_START | set(_QUOTES))))
+    + f"]|[^{_BLANK}]{{8}}|(?i:"
+    + "|".join(sorted(map(re.escape, _LINKER_WORDS), key=len, reverse=True))
+    + f")(?![^{_BLANK}]))"
 )
 
 
