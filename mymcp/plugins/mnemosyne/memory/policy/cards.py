@@ -86,14 +86,19 @@ def _card_layout(sizes: list[int]) -> bool:
 
 
 def _groups_hold_a_card(text: Text, start: int, end: int) -> bool:
-    groups = [match.span() for match in _GROUP.finditer(text.value, start, end)]
+    value = text.value
+    groups = [match.span() for match in _GROUP.finditer(value, start, end)]
+    sizes = [stop - begin for begin, stop in groups]
     for first in range(len(groups)):
+        total = 0
         for last in range(first, len(groups)):
-            sizes = [stop - begin for begin, stop in groups[first : last + 1]]
-            if not 13 <= sum(sizes) <= 19 or not _card_layout(sizes):
+            total += sizes[last]
+            if total > 19:
+                break  # every longer run of groups is longer still
+            if total < 13 or not _card_layout(sizes[first : last + 1]):
                 continue
+            digits = "".join(value[begin:stop] for begin, stop in groups[first : last + 1])
             begin, stop = groups[first][0], groups[last][1]
-            digits = "".join(c for c in text.value[begin:stop] if c.isdigit())
             if luhn(digits) and _is_card(text, begin, stop, digits):
                 return True
     return False
