@@ -141,8 +141,13 @@ _SEED_REACH = 400
 _WORD = re.compile(r"[a-z]+")
 # What may stand between two words of a phrase: spaces, commas, list numbers ("1.", "2)").
 # A colon ends a run, so the label in "seed phrase: …" is not counted as a word.
-_GAP = re.compile(r"[\s\d.,;)(\-]*")
+_GAP = r"\s\d.,;)(\-"
+# A stretch of words and gaps: two words are in a run only if they are in one stretch.
+_STRETCH = re.compile(f"[a-z{_GAP}]++")
 _SEED_LENGTH = 12
+# Twelve words of three letters or more and the eleven gaps between them.
+_SHORTEST_RUN = _SEED_LENGTH * min(map(len, WORDS)) + _SEED_LENGTH - 1
+_ALL_LISTED = b"\x01" * _SEED_LENGTH
 
 
 def has_seed_phrase(text: Text) -> bool:
@@ -165,15 +170,11 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _has_word_run(lower: str, start: int, end: int) -> bool:
-    run = 0
-    previous = start
-    for match in _WORD.finditer(lower, start, end):
-        joined = _GAP.fullmatch(lower, previous, match.start()) is not None
-        previous = match.end()
-        if match.group() in WORDS:
-            run = run + 1 if joined or run == 0 else 1
-            if run >= _SEED_LENGTH:
-                return True
-        else:
-            run = 0
+    for stretch in _STRETCH.findall(lower, start, end):
+        if len(stretch) < _SHORTEST_RUN:
+            continue
+        words = _WORD.findall(stretch)
+        if len(words) >= _SEED_LENGTH and _ALL_LISTED in bytes(map(WORDS.__contains__, words)):
+            return True
     return False
+
