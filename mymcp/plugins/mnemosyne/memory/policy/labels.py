@@ -245,17 +245,19 @@ def may_name_one_here(text: Text, start: int, end: int) -> bool:
     and the number, and from the words right after it; all of them lie in the stretch,
     except the words after its end (and a word that runs on past it). When the stretch is
     ASCII, holds no word that can make the label IDENTITY, and no label follows its end,
-    none of its numbers has one. A word that the stretch cuts at either end, or a character
-    outside ASCII right after it, counts as one that can.
+    none of its numbers has one. Its first word may be the end of a longer one; a character
+    outside ASCII right after it may continue its last word, so it counts as a cue.
     """
     value, lower = text.value, text.lower
     reach = max(0, start - _BEFORE)
     if not (value.isascii() or value[reach:end].isascii()):
         return True
+    if end < len(value) and not value[end].isascii():
+        return True  # a label after a number may run on past the end
     if reach and "a" <= lower[reach - 1] <= "z" and "a" <= lower[reach] <= "z":
-        return True
-    if end < len(lower) and ("a" <= lower[end] <= "z" or not value[end].isascii()):
-        return True  # a word the stretch cuts (a label after a number runs past its end)
+        cut = _ASCII_WORDS.match(lower, reach, end)
+        if cut is not None and cut.group() in _IDENTITY_CUES:
+            return True
     starts, ends = _cue_spots(text)
     index = bisect_left(starts, reach)
     if index < len(starts) and ends[index] <= end:
