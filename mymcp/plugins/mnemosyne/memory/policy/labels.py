@@ -13,8 +13,6 @@ failing that, the two after it) and returns the nearest label it knows:
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from typing import cast
 
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
@@ -243,54 +241,18 @@ def may_name_one_here(text: Text, start: int, end: int) -> bool:
 
     The label of a number inside the stretch is read from the words between ``start - 48``
     and the number, and from the words right after it; all of them lie in the stretch,
-    except the words after its end (and a word that runs on past it). When the stretch is
-    ASCII, holds no word that can make the label IDENTITY, and no label follows its end,
-    none of its numbers has one. Its first word may be the end of a longer one; a character
-    outside ASCII right after it may continue its last word, so it counts as a cue.
+    except the words after its end and a word that runs on past it. When the stretch is
+    ASCII, holds no word that can make the label IDENTITY, is not followed by a character
+    outside ASCII (which could continue its last word) and no label follows its end, none
+    of its numbers has one.
     """
-    value, lower = text.value, text.lower
-    reach = max(0, start - _BEFORE)
-    if not (value.isascii() or value[reach:end].isascii()):
-        return True
+    value = text.value
     if end < len(value) and not value[end].isascii():
-        return True  # a label after a number may run on past the end
-    if reach and "a" <= lower[reach - 1] <= "z" and "a" <= lower[reach] <= "z":
-        cut = _ASCII_WORDS.match(lower, reach, end)
-        if cut is not None and cut.group() in _IDENTITY_CUES:
-            return True
-    starts, ends = _cue_spots(text)
-    index = bisect_left(starts, reach)
-    if index < len(starts) and ends[index] <= end:
+        return True
+    if not _lacks(text, max(0, start - _BEFORE), end, _IDENTITY_CUES):
         return True
     return value[end : end + 1] in _AFTER_OPENERS and _AFTER_LABEL.match(value, end) is not None
 
 
 # Both branches of _AFTER_LABEL open with one of these.
 _AFTER_OPENERS = frozenset(" \t([")
-_IDENTITY_CUE_BYTES = frozenset(word.encode() for word in _IDENTITY_CUES if word.isascii())
-# ASCII letters in lower case; every other character becomes a space.
-_LETTERS = bytes(
-    code | 32 if chr(code).isascii() and chr(code).isalpha() else 32 for code in range(256)
-)
-
-
-def _cue_spots(text: Text) -> tuple[list[int], list[int]]:
-    """Where each run of ASCII letters that is an identity cue starts and ends, in order.
-
-    The runs are those of the ASCII characters of the value: inside an ASCII stretch they
-    are the words :func:`_lacks` reads there.
-    """
-    cached = text.cache.get("cue_spots")
-    if cached is None:
-        letters = b" " + text.value.encode("ascii", "replace").translate(_LETTERS) + b" "
-        spots = []
-        for cue in _IDENTITY_CUE_BYTES.intersection(letters.split()):
-            needle = b" " + cue + b" "
-            at = letters.find(needle)
-            while at >= 0:  # the run starts at letters[at + 1], that is at value[at]
-                spots.append((at, at + len(cue)))
-                at = letters.find(needle, at + 1)
-        spots.sort()
-        cached = ([begin for begin, _ in spots], [stop for _, stop in spots])
-        text.cache["cue_spots"] = cached
-    return cast(tuple[list[int], list[int]], cached)
