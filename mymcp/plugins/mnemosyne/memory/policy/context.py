@@ -198,8 +198,8 @@ def assignments(text: Text) -> list[Assignment]:
 
 
 def _find_assignments(text: Text) -> Iterator[Assignment]:
-    stems = {word.decode() for word in text.words & _NAME_WORDS}
-    stems.update(stem for stem in _GLUED_STEMS if stem in text.lower)
+    # A stem that does not occur costs one failed search either way.
+    stems = {word.decode() for word in text.words & _NAME_WORDS}.union(_GLUED_STEMS)
     lower, word, value = text.lower, text.word, text.value
     size = len(value)
     seen: set[int] = set()
@@ -241,15 +241,16 @@ _LINKER_WORDS = frozenset(
 
 
 # Everything _worth_reading accepts, and a little more, in one anchored match: an operator
-# character, a line break, or blanks and then an operator, a quote, a word of 8 or more
-# characters or a linker word (in any case).
+# character, a line break, or blanks and then an operator, a quote, a word of 12 or more
+# characters, a word of 8 or more with a character that is not an ASCII letter, or a
+# linker word (in any case). A word ends at ASCII white space, as on the shape.
 _BLANK = "\t\n\v\f\r "
 _MAY_FOLLOW = re.compile(
     "["
     + re.escape("".join(sorted(_OPERATOR_START)))
     + "]|\n|[ \t]+(?:["
     + re.escape("".join(sorted(_OPERATOR_START | set(_QUOTES))))
-    + f"]|[^{_BLANK}]{{8}}|(?i:"
+    + f"]|[^{_BLANK}]{{12}}|(?=[^{_BLANK}]{{8}})[^{_BLANK}]*?[^A-Za-z{_BLANK}]|(?i:"
     + "|".join(sorted(map(re.escape, _LINKER_WORDS), key=len, reverse=True))
     + f")(?![^{_BLANK}]))"
 )
