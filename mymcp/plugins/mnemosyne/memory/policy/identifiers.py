@@ -215,7 +215,11 @@ def _has_mbi(text: Text) -> bool:
 
 def has_government_identifier(text: Text) -> bool:
     """An identification number of a person, by format and check digit or by its label."""
-    if "<<" in text.value and any("<<" in match.group() for match in _MRZ.finditer(text.value)):
+    if (
+        "<" in text.value
+        and "<<" in text.value
+        and any("<<" in match.group() for match in _MRZ.finditer(text.value))
+    ):
         return True
     if b"0" not in text.shape:
         return False

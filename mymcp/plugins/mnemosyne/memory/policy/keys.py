@@ -68,7 +68,7 @@ _SAID_KEY = re.compile(
 def has_private_key(text: Text) -> bool:
     """Armour, an armourless key body, or a private key file format."""
     value = text.value
-    if "----" in value and _ARMOUR.search(value):
+    if "-" in value and "----" in value and _ARMOUR.search(value):
         return True
     if text.mentions(_FILE_WORDS):
         if "PuTTY-User-Key-File-" in value or b"ciphertext" in text.words and b"kdf" in text.words:
@@ -177,4 +177,3 @@ def _has_word_run(lower: str, start: int, end: int) -> bool:
         if len(words) >= _SEED_LENGTH and _ALL_LISTED in bytes(map(WORDS.__contains__, words)):
             return True
     return False
-
