@@ -629,9 +629,38 @@ _FOREIGN_VALUE = re.compile(
 )
 
 
+def _from_its_first_foreign_character(word: str) -> str:
+    """A pattern for ``word`` that opens with its first character outside ASCII.
+
+    The letters before that character are checked behind it, so a pattern made of these
+    lets the engine skip every character that opens none of them, ASCII included.
+    """
+    at = next(index for index, char in enumerate(word) if not char.isascii())
+    behind = f"(?<={re.escape(word[: at + 1])})" if at else ""
+    return re.escape(word[at]) + behind + re.escape(word[at + 1 :])
+
+
+# Matches where one of the words occurs (in the lowercase view).
+_ANY_FOREIGN_WORD = re.compile("|".join(map(_from_its_first_foreign_character, _FOREIGN_WORDS)))
+# The first character outside ASCII of each word: one of them stands in any occurrence,
+# where the value has a character outside ASCII too.
+_FOREIGN_OPENERS = frozenset(
+    next(char for char in word if not char.isascii()) for word in _FOREIGN_WORDS
+)
+
+
+def _may_hold_a_foreign_word(text: Text) -> bool:
+    positions = text.foreign()
+    if positions is not None:
+        lower = text.lower
+        if not any(lower[at] in _FOREIGN_OPENERS for at in positions):
+            return False
+    return _ANY_FOREIGN_WORD.search(text.lower) is not None
+
+
 def has_foreign_password(text: Text) -> bool:
     """A password stated in a language written outside ASCII ("пароль: …", "密码是…")."""
-    if text.value.isascii():
+    if text.value.isascii() or not _may_hold_a_foreign_word(text):
         return False
     for word in _FOREIGN_WORDS:
         for at in text.positions(word):

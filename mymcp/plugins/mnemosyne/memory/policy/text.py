@@ -80,8 +80,32 @@ _WORDS = _words_table()
 _STRETCH = _stretch_table()
 
 
-def _fold_digits(value: str) -> str:
-    if value.isascii() or _FOREIGN_DIGIT.search(value) is None:
+# Up to this many characters outside ASCII, looking at each of them is cheaper than one
+# regular expression over the whole value (which is slow once the value is not Latin-1).
+_FEW_FOREIGN = 256
+
+
+def _foreign_positions(value: str, encoded: bytes) -> list[int] | None:
+    """The offset of each character outside ASCII, or None when there are too many."""
+    if encoded.count(b"?") > _FEW_FOREIGN:
+        return None
+    positions = []
+    at = encoded.find(b"?")
+    while at >= 0:
+        if value[at] != "?":
+            positions.append(at)
+        at = encoded.find(b"?", at + 1)
+    return positions
+
+
+def _fold_digits(value: str, encoded: bytes) -> str:
+    if value.isascii():
+        return value
+    positions = _foreign_positions(value, encoded)
+    if positions is None:
+        if _FOREIGN_DIGIT.search(value) is None:
+            return value
+    elif not any(value[at].isdecimal() for at in positions):  # the same test as \d
         return value
     return _FOREIGN_DIGIT.sub(lambda match: str(unicodedata.decimal(match.group())), value)
 
@@ -92,13 +116,15 @@ class Text:
     __slots__ = ("value", "lower", "shape", "word", "words", "cache")
 
     def __init__(self, raw: str) -> None:
-        value = _fold_digits(raw)
+        # "replace" writes one "?" per character it cannot encode, so offsets are kept.
+        encoded = raw.encode("ascii", "replace")
+        value = _fold_digits(raw, encoded)
+        if value is not raw:
+            encoded = value.encode("ascii", "replace")
         lower = value.lower()
         if len(lower) != len(value):
             # Only U+0130 grows when lowered; keep the views aligned.
             lower = value.replace("\u0130", "i").lower()
-        # "replace" writes one "?" per character it cannot encode, so offsets are kept.
-        encoded = value.encode("ascii", "replace")
         self.value = value
         self.lower = lower
         self.shape = encoded.translate(_SHAPE)
@@ -109,6 +135,13 @@ class Text:
 
     def __len__(self) -> int:
         return len(self.value)
+
+    def foreign(self) -> list[int] | None:
+        """The offset of each character outside ASCII, or None when there are many."""
+        if "foreign" not in self.cache:
+            encoded = self.value.encode("ascii", "replace")
+            self.cache["foreign"] = _foreign_positions(self.value, encoded)
+        return cast(list[int] | None, self.cache["foreign"])
 
     def mentions(self, words: frozenset[bytes]) -> bool:
         """True when one of ``words`` (lowercase ASCII, as bytes) is a word of the value."""
