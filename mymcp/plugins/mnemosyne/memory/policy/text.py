@@ -98,15 +98,13 @@ def _foreign_positions(value: str, encoded: bytes) -> list[int] | None:
     return positions
 
 
-def _fold_digits(value: str, encoded: bytes) -> str:
-    if value.isascii():
-        return value
-    positions = _foreign_positions(value, encoded)
-    if positions is None:
-        if _FOREIGN_DIGIT.search(value) is None:
-            return value
-    elif not any(value[at].isdecimal() for at in positions):  # the same test as \d
-        return value
+def _has_foreign_digit(value: str, foreign: list[int] | None) -> bool:
+    if foreign is None:
+        return _FOREIGN_DIGIT.search(value) is not None
+    return any(value[at].isdecimal() for at in foreign)  # the same test as \d
+
+
+def _fold_digits(value: str) -> str:
     return _FOREIGN_DIGIT.sub(lambda match: str(unicodedata.decimal(match.group())), value)
 
 
@@ -118,9 +116,13 @@ class Text:
     def __init__(self, raw: str) -> None:
         # "replace" writes one "?" per character it cannot encode, so offsets are kept.
         encoded = raw.encode("ascii", "replace")
-        value = _fold_digits(raw, encoded)
-        if value is not raw:
+        value = raw
+        ascii = raw.isascii()
+        foreign = [] if ascii else _foreign_positions(raw, encoded)
+        if not ascii and _has_foreign_digit(raw, foreign):
+            value = _fold_digits(raw)
             encoded = value.encode("ascii", "replace")
+            foreign = _foreign_positions(value, encoded)
         lower = value.lower()
         if len(lower) != len(value):
             # Only U+0130 grows when lowered; keep the views aligned.
@@ -131,7 +133,7 @@ class Text:
         self.word = encoded.translate(_WORD)
         self.words = frozenset(encoded.translate(_WORDS).split())
         # Results that several detectors share (assignments, chunks), computed on demand.
-        self.cache: dict[str, object] = {}
+        self.cache: dict[str, object] = {"foreign": foreign}
 
     def __len__(self) -> int:
         return len(self.value)
