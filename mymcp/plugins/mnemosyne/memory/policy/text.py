@@ -117,9 +117,9 @@ class Text:
         # "replace" writes one "?" per character it cannot encode, so offsets are kept.
         encoded = raw.encode("ascii", "replace")
         value = raw
-        ascii = raw.isascii()
-        foreign = [] if ascii else _foreign_positions(raw, encoded)
-        if not ascii and _has_foreign_digit(raw, foreign):
+        only_ascii = raw.isascii()
+        foreign = [] if only_ascii else _foreign_positions(raw, encoded)
+        if not only_ascii and _has_foreign_digit(raw, foreign):
             value = _fold_digits(raw)
             encoded = value.encode("ascii", "replace")
             foreign = _foreign_positions(value, encoded)
