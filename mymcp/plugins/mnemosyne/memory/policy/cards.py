@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from mymcp.plugins.mnemosyne.memory.policy.checksums import luhn, weighted
+from mymcp.plugins.mnemosyne.memory.policy.identifiers import cluster_shapes
 from mymcp.plugins.mnemosyne.memory.policy.labels import BENIGN, CARD, label_around
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
@@ -108,6 +109,10 @@ def has_card_number(text: Text) -> bool:
     """A payment card number with a valid Luhn check that a network would issue."""
     shape = text.shape
     if shape.count(b"0") < 13:
+        return False
+    # Every region lies inside a cluster of the identifier detector (digits with single
+    # separators), so a text whose clusters hold none has none.
+    if not any(len(found) >= 13 and _REGION.search(found) for found in cluster_shapes(text)):
         return False
     at = 0
     while (region := _REGION.search(shape, at)) is not None:

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from mymcp.plugins.mnemosyne.memory.policy.labels import (
     BENIGN,
@@ -28,7 +29,7 @@ from mymcp.plugins.mnemosyne.memory.policy.labels import (
 from mymcp.plugins.mnemosyne.memory.policy.national import FORMATS
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
-__all__ = ["has_government_identifier"]
+__all__ = ["cluster_shapes", "has_government_identifier"]
 
 _ALNUM = frozenset(b"Aa0")
 _ITIN_GROUPS = frozenset([*range(50, 66), *range(70, 89), *range(90, 93), *range(94, 100)])
@@ -86,24 +87,39 @@ _FORMAT_SHAPES = frozenset(
 )
 
 
+def cluster_shapes(text: Text) -> list[bytes]:
+    """The shape of every match of _CLUSTER in the text, in order (found once per text).
+
+    Every run of digits with single separators is inside one of them, so a detector that
+    looks for such runs can first look in these few short strings.
+    """
+    cached = text.cache.get("cluster_shapes")
+    if cached is None:
+        text.cache["cluster_shapes"] = cached = _CLUSTER.findall(text.shape)
+    return cast(list[bytes], cached)
+
+
 def _clusters(text: Text) -> list[tuple[int, int]]:
     """Each cluster standing alone: no letter or digit touches it on either side."""
     shape = text.shape
     size = len(shape)
     found = []
+    shapes = []
     for match in _CLUSTER.finditer(shape):
+        shapes.append(match.group())
         start, end = match.span()
         while start and shape[start - 1] == 65:
             start -= 1
         if (start and shape[start - 1] in _ALNUM) or (end < size and shape[end] in _ALNUM):
             continue
         found.append((start, end))
+    text.cache["cluster_shapes"] = shapes
     return found
 
 
 def _may_be_formatted(text: Text) -> bool:
     """False when no cluster, part of one or "AA " and a cluster has the shape of a format."""
-    shapes = _CLUSTER.findall(text.shape)
+    shapes = cluster_shapes(text)
     if _FORMAT_SHAPES.isdisjoint(shapes):
         return not _FORMAT_SHAPES.isdisjoint(b" ".join(shapes).split(b" "))
     return True
