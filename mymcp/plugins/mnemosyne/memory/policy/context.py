@@ -209,23 +209,20 @@ def _find_assignments(text: Text) -> Iterator[Assignment]:
             start = word.rfind(b" ", 0, at) + 1
             if start not in seen:
                 seen.add(start)
-                # Where _name_span ends the name: the token's end, less its dots and dashes.
+                # The name ends where the token does, less its trailing dots and dashes.
                 end = word.find(b" ", start)
                 end = size if end < 0 else end
                 while end > start and value[end - 1] in ".-":
                     end -= 1
                 if _MAY_FOLLOW.match(value, end) is not None:
-                    found = _assignment_at(text, start)
+                    found = _assignment_at(text, start, end)
                     if found is not None:
                         yield found
             at = lower.find(stem, at + len(stem))
 
 
-def _name_span(text: Text, start: int) -> tuple[int, int]:
-    end = text.word.find(b" ", start)
-    end = len(text.word) if end < 0 else end
-    while end > start and text.value[end - 1] in ".-":
-        end -= 1
+def _name_span(text: Text, start: int, end: int) -> tuple[int, int]:
+    """The name in the token ``start:end`` whose trailing dots and dashes are already off."""
     while start < end and text.value[start] in "-.":
         start += 1
     return start, end
@@ -281,9 +278,9 @@ def _worth_reading(text: Text, end: int) -> bool:
     return stop - after >= 12 or word in _LINKER_WORDS or (stop - after >= 8 and not word.isalpha())
 
 
-def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
+def _assignment_at(text: Text, raw_start: int, end: int) -> Assignment | None:
     value = text.value
-    start, end = _name_span(text, raw_start)
+    start, end = _name_span(text, raw_start, end)
     if start >= end or not _worth_reading(text, end):
         return None
     before = value[start - 1] if start else ""
