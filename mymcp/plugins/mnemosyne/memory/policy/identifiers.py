@@ -164,16 +164,23 @@ def _has_national_number(text: Text) -> bool:
             text, start, end, _pieces(text, start, end)
         ):
             return True
-        if (
-            labelled
-            and may_name_one_here(text, start, end)
-            and any(
-                _labelled_identity(text, begin, stop)
-                for begin, stop in _labelled_pieces(_pieces(text, start, end))
-            )
-        ):
+        if labelled and _has_labelled_identity(text, start, end):
             return True
     return False
+
+
+def _has_labelled_identity(text: Text, start: int, end: int) -> bool:
+    # The checks of the number's own shape are cheaper than reading words, so they go first.
+    pieces = [
+        (begin, stop)
+        for begin, stop in _labelled_pieces(_pieces(text, start, end))
+        if _shaped_like_an_identity(text, begin, stop)
+    ]
+    return (
+        bool(pieces)
+        and may_name_one_here(text, start, end)
+        and any(names_an_identity(text, begin, stop) for begin, stop in pieces)
+    )
 
 
 def _has_format(text: Text, start: int, end: int, pieces: list[tuple[int, int]]) -> bool:
@@ -190,13 +197,11 @@ def _labelled_pieces(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return pieces[:1] if len(pieces) == 1 else pieces[1:]
 
 
-def _labelled_identity(text: Text, start: int, end: int) -> bool:
+def _shaped_like_an_identity(text: Text, start: int, end: int) -> bool:
     signature = text.shape[start:end]
     if not _numbered(signature) or _NOT_AN_IDENTIFIER.fullmatch(signature):
         return False
-    if _YEARS.fullmatch(text.value, start, end):
-        return False
-    return names_an_identity(text, start, end)
+    return _YEARS.fullmatch(text.value, start, end) is None
 
 
 def _numbered(signature: bytes) -> bool:
