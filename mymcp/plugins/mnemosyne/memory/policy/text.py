@@ -17,7 +17,16 @@ so an offset found in one view is valid in every other one:
   that a detector can ask whether its keywords occur at all in one set lookup each.
 
 The masks are the policy's prefilter: most detectors first look for a keyword, a literal or
-a long token there, and run their exact rule only around what they found.
+a long token there, and run their exact rule only around what they found. Two more views are
+computed on demand and kept in ``cache``: :meth:`Text.chunks` (the stretches that can hold a
+token or a key, with :meth:`Text.chunk_text` joining them for one search) and
+:meth:`Text.foreign` (where the characters outside ASCII are, when there are few of them: a
+regular expression over a value that is not Latin-1 is slow, so a detector that needs one
+such character can look at these few places instead).
+
+Speed matters because the policy runs on every remember and revise; every shortcut here and
+in the detectors is exact (the same answer as the plain rule, never a weaker one), and
+``tests/mnemosyne/memory/test_policy_fast_paths.py`` checks each against its plain form.
 """
 
 from __future__ import annotations
