@@ -270,7 +270,7 @@ def _exact_identity(text: Text, start: int, end: int) -> bool:
     """A cluster's labelled check read the plain way: every part, every label."""
     parts = identifiers._labelled_pieces(identifiers._pieces(text, start, end))
     return any(
-        identifiers._shaped_like_an_identity(text, begin, stop)
+        identifiers._shaped_like_an_identity(text, begin, stop, text.shape[begin:stop])
         and labels.label_around(text, begin, stop) == labels.IDENTITY
         for begin, stop in parts
     )

@@ -160,22 +160,28 @@ def _has_national_number(text: Text) -> bool:
     for start, end in _clusters(text):
         if start and value[start - 1] == "+":
             continue
-        if _shaped_like_a_format(shape[start:end]) and _has_format(
+        signature = shape[start:end]
+        if _shaped_like_a_format(signature) and _has_format(
             text, start, end, _pieces(text, start, end)
         ):
             return True
-        if labelled and _has_labelled_identity(text, start, end):
+        if labelled and _has_labelled_identity(text, start, end, signature):
             return True
     return False
 
 
-def _has_labelled_identity(text: Text, start: int, end: int) -> bool:
+def _has_labelled_identity(text: Text, start: int, end: int, signature: bytes) -> bool:
     # The checks of the number's own shape are cheaper than reading words, so they go first.
-    pieces = [
-        (begin, stop)
-        for begin, stop in _labelled_pieces(_pieces(text, start, end))
-        if _shaped_like_an_identity(text, begin, stop)
-    ]
+    if b" " not in signature:  # a single piece: the cluster itself
+        if not _shaped_like_an_identity(text, start, end, signature):
+            return False
+        pieces = [(start, end)]
+    else:
+        pieces = [
+            (begin, stop)
+            for begin, stop in _labelled_pieces(_pieces(text, start, end))
+            if _shaped_like_an_identity(text, begin, stop, text.shape[begin:stop])
+        ]
     return (
         bool(pieces)
         and may_name_one_here(text, start, end)
@@ -197,8 +203,7 @@ def _labelled_pieces(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return pieces[:1] if len(pieces) == 1 else pieces[1:]
 
 
-def _shaped_like_an_identity(text: Text, start: int, end: int) -> bool:
-    signature = text.shape[start:end]
+def _shaped_like_an_identity(text: Text, start: int, end: int, signature: bytes) -> bool:
     if not _numbered(signature) or _NOT_AN_IDENTIFIER.fullmatch(signature):
         return False
     return _YEARS.fullmatch(text.value, start, end) is None
@@ -206,6 +211,8 @@ def _shaped_like_an_identity(text: Text, start: int, end: int) -> bool:
 
 def _numbered(signature: bytes) -> bool:
     """Six digits or more, or a short code of capitals and at least two digits (a passport)."""
+    if len(signature) < 6:
+        return False  # both kinds are six characters or more
     digits = signature.count(b"0")
     if digits >= 6:
         return True
