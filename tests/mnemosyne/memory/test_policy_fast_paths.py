@@ -326,3 +326,18 @@ def test_every_card_region_lies_in_a_cluster(value: str) -> None:
     shapes = identifiers.cluster_shapes(text)
     for region in cards._REGION.finditer(text.shape):
         assert any(region.group() in found for found in shapes)
+
+
+@PROPERTY
+@given(_joined(["1", "9", "19", "20", "0", "-", "/", ".", " ", "A", "x", "(", ")"], 24))
+def test_the_shape_checks_of_a_number_agree_with_the_plain_ones(value: str) -> None:
+    text = Text(value)
+    for start, end in identifiers._clusters(text):
+        for begin, stop in identifiers._pieces(text, start, end):
+            signature = text.shape[begin:stop]
+            plain = (
+                identifiers._numbered(signature)
+                and identifiers._NOT_AN_IDENTIFIER.fullmatch(signature) is None
+                and identifiers._YEARS.fullmatch(text.value, begin, stop) is None
+            )
+            assert identifiers._shaped_like_an_identity(text, begin, stop, signature) == plain

@@ -75,6 +75,7 @@ _NOT_AN_IDENTIFIER = re.compile(
 )
 _DIGIT_GROUPS = re.compile(rb"0+(?: 0+)*")
 _YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
+_YEAR_SHAPES = frozenset({b"0000-00", b"0000/00", b"0000-0000", b"0000/0000"})
 _SEPARATORS = str.maketrans("", "", "-./+ ()")
 # What a match of _CLUSTER, or one of its space-separated parts, looks like when the
 # cluster, a part, or "AA " and the cluster has the shape of a format (the capitals that
@@ -204,9 +205,14 @@ def _labelled_pieces(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _shaped_like_an_identity(text: Text, start: int, end: int, signature: bytes) -> bool:
-    if not _numbered(signature) or _NOT_AN_IDENTIFIER.fullmatch(signature):
+    if not _numbered(signature):
         return False
-    return _YEARS.fullmatch(text.value, start, end) is None
+    # Dates, amounts, addresses and year ranges all hold a dot, a dash or a slash.
+    if b"-" not in signature and b"." not in signature and b"/" not in signature:
+        return True
+    if _NOT_AN_IDENTIFIER.fullmatch(signature):
+        return False
+    return signature not in _YEAR_SHAPES or _YEARS.fullmatch(text.value, start, end) is None
 
 
 def _numbered(signature: bytes) -> bool:
