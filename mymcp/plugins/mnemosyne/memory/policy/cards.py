@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from mymcp.plugins.mnemosyne.memory.policy.checksums import luhn, weighted
+from mymcp.plugins.mnemosyne.memory.policy.identifiers import cluster_shapes
 from mymcp.plugins.mnemosyne.memory.policy.labels import BENIGN, CARD, label_around
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
@@ -23,7 +24,9 @@ __all__ = ["has_card_number", "issued_by_a_network"]
 
 # On the shape every white-space character is a space, so a match there is a region that
 # holds the original's candidates; the original's own pattern then finds them in the value.
-_REGION = re.compile(rb"0(?:[ -]?0){12,18}(?!0)")
+# The lookahead is implied by the repeat (each of its first 12 steps takes a character from
+# the class); it only lets a short number fail at once.
+_REGION = re.compile(rb"0(?=[ 0-]{12})(?:[ -]?0){12,18}(?!0)")
 _CANDIDATE = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _GROUP = re.compile(r"\d+")
 
@@ -84,14 +87,19 @@ def _card_layout(sizes: list[int]) -> bool:
 
 
 def _groups_hold_a_card(text: Text, start: int, end: int) -> bool:
-    groups = [match.span() for match in _GROUP.finditer(text.value, start, end)]
+    value = text.value
+    groups = [match.span() for match in _GROUP.finditer(value, start, end)]
+    sizes = [stop - begin for begin, stop in groups]
     for first in range(len(groups)):
+        total = 0
         for last in range(first, len(groups)):
-            sizes = [stop - begin for begin, stop in groups[first : last + 1]]
-            if not 13 <= sum(sizes) <= 19 or not _card_layout(sizes):
+            total += sizes[last]
+            if total > 19:
+                break  # every longer run of groups is longer still
+            if total < 13 or not _card_layout(sizes[first : last + 1]):
                 continue
+            digits = "".join(value[begin:stop] for begin, stop in groups[first : last + 1])
             begin, stop = groups[first][0], groups[last][1]
-            digits = "".join(c for c in text.value[begin:stop] if c.isdigit())
             if luhn(digits) and _is_card(text, begin, stop, digits):
                 return True
     return False
@@ -101,6 +109,10 @@ def has_card_number(text: Text) -> bool:
     """A payment card number with a valid Luhn check that a network would issue."""
     shape = text.shape
     if shape.count(b"0") < 13:
+        return False
+    # Every region lies inside a cluster of the identifier detector (digits with single
+    # separators), so a text whose clusters hold none has none.
+    if not any(len(found) >= 13 and _REGION.search(found) for found in cluster_shapes(text)):
         return False
     at = 0
     while (region := _REGION.search(shape, at)) is not None:

@@ -22,8 +22,7 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 from mymcp.plugins.mnemosyne.memory.policy.looks import (
     is_not_a_secret,
@@ -103,7 +102,11 @@ _NAME_PARTS = re.compile(r"[_.\-]+")
 
 
 def _parts(name: str) -> list[str]:
-    words = [word.lower() for word in _NAME_PARTS.split(_CAMEL.sub("_", name)) if word]
+    if name.isalpha() and name.islower():
+        return [name]  # the common case: "password", "token"
+    if not name.islower():
+        name = _CAMEL.sub("_", name)  # without a capital there is no case boundary to mark
+    words = [word.lower() for word in _NAME_PARTS.split(name) if word]
     words = [word.rstrip("0123456789") for word in words]
     words = [word for word in words if word]
     while len(words) > 1 and words[-1] in _TRAILING:
@@ -169,8 +172,7 @@ _BARE = re.compile(r"""[^\s"'`,;&<>]+""")
 _K8S_VALUE = re.compile(r"""["']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*""")
 
 
-@dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(NamedTuple):
     """A value found after a credential name.
 
     ``mode`` tells how the two are joined: ``code`` (``=``, ``=>``, a command-line flag, an
@@ -196,24 +198,31 @@ def assignments(text: Text) -> list[Assignment]:
 
 
 def _find_assignments(text: Text) -> Iterator[Assignment]:
-    stems = {word.decode() for word in text.words & _NAME_WORDS}
-    stems.update(stem for stem in _GLUED_STEMS if stem in text.lower)
+    # A stem that does not occur costs one failed search either way.
+    stems = {word.decode() for word in text.words & _NAME_WORDS}.union(_GLUED_STEMS)
+    lower, word, value = text.lower, text.word, text.value
+    size = len(value)
     seen: set[int] = set()
     for stem in stems:
-        for at in text.positions(stem):
-            start = text.word.rfind(b" ", 0, at) + 1
+        at = lower.find(stem)
+        while at >= 0:
+            start = word.rfind(b" ", 0, at) + 1
             if start not in seen:
                 seen.add(start)
-                found = _assignment_at(text, start)
-                if found is not None:
-                    yield found
+                # The name ends where the token does, less its trailing dots and dashes.
+                end = word.find(b" ", start)
+                end = size if end < 0 else end
+                while end > start and value[end - 1] in ".-":
+                    end -= 1
+                if _MAY_FOLLOW.match(value, end) is not None:
+                    found = _assignment_at(text, start, end)
+                    if found is not None:
+                        yield found
+            at = lower.find(stem, at + len(stem))
 
 
-def _name_span(text: Text, start: int) -> tuple[int, int]:
-    end = text.word.find(b" ", start)
-    end = len(text.word) if end < 0 else end
-    while end > start and text.value[end - 1] in ".-":
-        end -= 1
+def _name_span(text: Text, start: int, end: int) -> tuple[int, int]:
+    """The name in the token ``start:end`` whose trailing dots and dashes are already off."""
     while start < end and text.value[start] in "-.":
         start += 1
     return start, end
@@ -225,6 +234,22 @@ _LINKER_WORDS = frozenset(
     is was are ist lautet war est es é è är er on je to jest este adalah ialah for of at in
     für pour de du des del della da do das dos van von voor för til af dla pro za
     """.split()
+)
+
+
+# Everything _worth_reading accepts, and a little more, in one anchored match: an operator
+# character, a line break, or blanks and then an operator, a quote, a word of 12 or more
+# characters, a word of 8 or more with a character that is not an ASCII letter, or a
+# linker word (in any case). A word ends at ASCII white space, as on the shape.
+_BLANK = "\t\n\v\f\r "
+_MAY_FOLLOW = re.compile(
+    "["
+    + re.escape("".join(sorted(_OPERATOR_START)))
+    + "]|\n|[ \t]+(?:["
+    + re.escape("".join(sorted(_OPERATOR_START | set(_QUOTES))))
+    + f"]|[^{_BLANK}]{{12}}|(?=[^{_BLANK}]{{8}})[^{_BLANK}]*?[^A-Za-z{_BLANK}]|(?i:"
+    + "|".join(sorted(map(re.escape, _LINKER_WORDS), key=len, reverse=True))
+    + f")(?![^{_BLANK}]))"
 )
 
 
@@ -253,9 +278,9 @@ def _worth_reading(text: Text, end: int) -> bool:
     return stop - after >= 12 or word in _LINKER_WORDS or (stop - after >= 8 and not word.isalpha())
 
 
-def _assignment_at(text: Text, raw_start: int) -> Assignment | None:
+def _assignment_at(text: Text, raw_start: int, end: int) -> Assignment | None:
     value = text.value
-    start, end = _name_span(text, raw_start)
+    start, end = _name_span(text, raw_start, end)
     if start >= end or not _worth_reading(text, end):
         return None
     before = value[start - 1] if start else ""
@@ -402,8 +427,10 @@ _BASIC = re.compile(
     r"basic\s+(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", re.IGNORECASE
 )
 _URL_CREDENTIALS = re.compile(r"://(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@")
+# The dash comes first (the engine jumps from dash to dash); what stands before it is
+# checked after it.
 _CURL_USER = re.compile(
-    r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)"""
+    r"""-(?:(?<=^-)|(?<=\s-))(?:u|-user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)"""
 )
 _URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
 
@@ -456,15 +483,17 @@ _COMMAND_WORDS = frozenset({b"sshpass", b"mysql", b"mysqldump"})
 def has_url_credentials(text: Text) -> bool:
     """A password in a URL (``scheme://user:password@host``) or on a command line
     (``curl -u user:password``, ``sshpass -p …``, ``mysql -p…``)."""
-    for at in text.positions("://"):
+    # A search for one character is much faster than one for a string: those that every
+    # needle below holds go first.
+    for at in text.positions("://") if ":" in text.lower else ():
         match = _URL_CREDENTIALS.match(text.value, at)
         if match is not None and not _URL_PLACEHOLDER.match(match.group("password")):
             return True
     value = text.value
     matches: list[re.Match[str]] = []
-    if " -u" in value or "--user" in value:
+    if "-" in value and (" -u" in value or "--user" in value):
         matches += _CURL_USER.finditer(value)
-    if text.mentions(_COMMAND_WORDS) or "/user:" in value:
+    if text.mentions(_COMMAND_WORDS) or ("/" in value and "/user:" in value):
         matches += _COMMAND_PASSWORD.finditer(value)
     for match in matches:
         password = match.group("password")
@@ -597,9 +626,38 @@ _FOREIGN_VALUE = re.compile(
 )
 
 
+def _from_its_first_foreign_character(word: str) -> str:
+    """A pattern for ``word`` that opens with its first character outside ASCII.
+
+    The letters before that character are checked behind it, so a pattern made of these
+    lets the engine skip every character that opens none of them, ASCII included.
+    """
+    at = next(index for index, char in enumerate(word) if not char.isascii())
+    behind = f"(?<={re.escape(word[: at + 1])})" if at else ""
+    return re.escape(word[at]) + behind + re.escape(word[at + 1 :])
+
+
+# Matches where one of the words occurs (in the lowercase view).
+_ANY_FOREIGN_WORD = re.compile("|".join(map(_from_its_first_foreign_character, _FOREIGN_WORDS)))
+# The first character outside ASCII of each word: one of them stands in any occurrence,
+# where the value has a character outside ASCII too.
+_FOREIGN_OPENERS = frozenset(
+    next(char for char in word if not char.isascii()) for word in _FOREIGN_WORDS
+)
+
+
+def _may_hold_a_foreign_word(text: Text) -> bool:
+    positions = text.foreign()
+    if positions is not None:
+        lower = text.lower
+        if not any(lower[at] in _FOREIGN_OPENERS for at in positions):
+            return False
+    return _ANY_FOREIGN_WORD.search(text.lower) is not None
+
+
 def has_foreign_password(text: Text) -> bool:
     """A password stated in a language written outside ASCII ("пароль: …", "密码是…")."""
-    if text.value.isascii():
+    if text.value.isascii() or not _may_hold_a_foreign_word(text):
         return False
     for word in _FOREIGN_WORDS:
         for at in text.positions(word):

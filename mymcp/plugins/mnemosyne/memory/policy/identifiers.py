@@ -16,17 +16,20 @@
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from mymcp.plugins.mnemosyne.memory.policy.labels import (
     BENIGN,
     IDENTITY,
     label_around,
     may_name_an_identity,
+    may_name_one_here,
+    names_an_identity,
 )
 from mymcp.plugins.mnemosyne.memory.policy.national import FORMATS
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
-__all__ = ["has_government_identifier"]
+__all__ = ["cluster_shapes", "has_government_identifier"]
 
 _ALNUM = frozenset(b"Aa0")
 _ITIN_GROUPS = frozenset([*range(50, 66), *range(70, 89), *range(90, 93), *range(94, 100)])
@@ -54,8 +57,16 @@ def _has_ssn(text: Text) -> bool:
     return False
 
 
-# Digits, then digits or capitals, single separators and "(d)" check digits.
-_CLUSTER = re.compile(rb"0(?:[A0]|[-./+ ][A0]|\([A0]\)){4,}")
+# Digits, then digits or capitals, single separators and "(d)" check digits: a digit and
+# four or more such steps. The capitals right before the first digit belong to the cluster
+# too ("AB 12 34 56 C", "X1234567L"). Written for speed: the lookahead (each step takes one
+# of its characters) lets a short number fail at once, and after four steps the rest is
+# read run by run; the steps never overlap, so the matches are those of the plain form
+# 0(?:[A0]|[-./+ ][A0]|\([A0]\)){4,}.
+_STEP = rb"(?:[A0]|[-./+ ][A0]|\([A0]\))"
+_CLUSTER = re.compile(
+    rb"0(?=[A0\-./+ ()]{4})" + _STEP + rb"{4}[A0]*(?:(?:[-./+ ][A0]|\([A0]\))[A0]*)*"
+)
 # Dates (with a time after them or not), decimal amounts and IPv4 addresses are numbers,
 # not identifiers.
 _NOT_AN_IDENTIFIER = re.compile(
@@ -64,20 +75,61 @@ _NOT_AN_IDENTIFIER = re.compile(
 )
 _DIGIT_GROUPS = re.compile(rb"0+(?: 0+)*")
 _YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
+_YEAR_SHAPES = frozenset({b"0000-00", b"0000/00", b"0000-0000", b"0000/0000"})
 _SEPARATORS = str.maketrans("", "", "-./+ ()")
+# What a match of _CLUSTER, or one of its space-separated parts, looks like when the
+# cluster, a part, or "AA " and the cluster has the shape of a format (the capitals that
+# open a format may stand before the match). When none occurs, no format applies.
+_FORMAT_SHAPES = frozenset(
+    piece
+    for shape in FORMATS
+    for whole in (shape, shape[3:] if shape.startswith(b"AA ") else shape)
+    for piece in (whole, whole.lstrip(b"A"))
+)
+
+
+def cluster_shapes(text: Text) -> list[bytes]:
+    """The shape of every match of _CLUSTER in the text, in order (found once per text).
+
+    Every run of digits with single separators is inside one of them, so a detector that
+    looks for such runs can first look in these few short strings.
+    """
+    cached = text.cache.get("cluster_shapes")
+    if cached is None:
+        text.cache["cluster_shapes"] = cached = _CLUSTER.findall(text.shape)
+    return cast(list[bytes], cached)
 
 
 def _clusters(text: Text) -> list[tuple[int, int]]:
+    """Each cluster standing alone: no letter or digit touches it on either side."""
     shape = text.shape
+    size = len(shape)
     found = []
+    shapes = []
     for match in _CLUSTER.finditer(shape):
+        shapes.append(match.group())
         start, end = match.span()
         while start and shape[start - 1] == 65:
             start -= 1
-        if (start and shape[start - 1] in _ALNUM) or (end < len(shape) and shape[end] in _ALNUM):
+        if (start and shape[start - 1] in _ALNUM) or (end < size and shape[end] in _ALNUM):
             continue
         found.append((start, end))
+    text.cache["cluster_shapes"] = shapes
     return found
+
+
+def _may_be_formatted(text: Text) -> bool:
+    """False when no cluster, part of one or "AA " and a cluster has the shape of a format."""
+    shapes = cluster_shapes(text)
+    if _FORMAT_SHAPES.isdisjoint(shapes):
+        return not _FORMAT_SHAPES.isdisjoint(b" ".join(shapes).split(b" "))
+    return True
+
+
+def _shaped_like_a_format(signature: bytes) -> bool:
+    if signature in _FORMAT_SHAPES:
+        return True
+    return b" " in signature and not _FORMAT_SHAPES.isdisjoint(signature.split(b" "))
 
 
 def _formatted(text: Text, start: int, end: int) -> bool:
@@ -88,29 +140,61 @@ def _formatted(text: Text, start: int, end: int) -> bool:
     return any(valid(compact) for valid in validators)
 
 
+def _pieces(text: Text, start: int, end: int) -> list[tuple[int, int]]:
+    """The cluster, then each of its space-separated parts unless it is only digit groups."""
+    signature = text.shape[start:end]
+    pieces = [(start, end)]
+    if b" " in signature and not _DIGIT_GROUPS.fullmatch(signature):
+        offset = start
+        for piece in signature.split(b" "):
+            pieces.append((offset, offset + len(piece)))
+            offset += len(piece) + 1
+    return pieces
+
+
 def _has_national_number(text: Text) -> bool:
     labelled = may_name_an_identity(text)
+    if not labelled and not _may_be_formatted(text):
+        return False
+    value = text.value
+    shape = text.shape
     for start, end in _clusters(text):
-        if start and text.value[start - 1] == "+":
+        if start and value[start - 1] == "+":
             continue
-        signature = text.shape[start:end]
-        pieces = [(start, end)]
-        if b" " in signature:
-            offset = start
-            for piece in signature.split(b" "):
-                pieces.append((offset, offset + len(piece)))
-                offset += len(piece) + 1
-            if _DIGIT_GROUPS.fullmatch(signature):
-                pieces = [(start, end)]
-        formats = (
-            [*pieces, (start - 3, end)] if text.shape.startswith(b"AA ", start - 3) else pieces
-        )
-        for begin, stop in formats:  # "AB 12 34 56 C" starts before the cluster
-            if _formatted(text, begin, stop) and label_around(text, start, end) != BENIGN:
-                return True
-        if labelled and any(
-            _labelled_identity(text, begin, stop) for begin, stop in _labelled_pieces(pieces)
+        signature = shape[start:end]
+        if _shaped_like_a_format(signature) and _has_format(
+            text, start, end, _pieces(text, start, end)
         ):
+            return True
+        if labelled and _has_labelled_identity(text, start, end, signature):
+            return True
+    return False
+
+
+def _has_labelled_identity(text: Text, start: int, end: int, signature: bytes) -> bool:
+    # The checks of the number's own shape are cheaper than reading words, so they go first.
+    if b" " not in signature:  # a single piece: the cluster itself
+        if not _shaped_like_an_identity(text, start, end, signature):
+            return False
+        pieces = [(start, end)]
+    else:
+        pieces = [
+            (begin, stop)
+            for begin, stop in _labelled_pieces(_pieces(text, start, end))
+            if _shaped_like_an_identity(text, begin, stop, text.shape[begin:stop])
+        ]
+    return (
+        bool(pieces)
+        and may_name_one_here(text, start, end)
+        and any(names_an_identity(text, begin, stop) for begin, stop in pieces)
+    )
+
+
+def _has_format(text: Text, start: int, end: int, pieces: list[tuple[int, int]]) -> bool:
+    shape = text.shape
+    formats = [*pieces, (start - 3, end)] if shape.startswith(b"AA ", start - 3) else pieces
+    for begin, stop in formats:  # "AB 12 34 56 C" starts before the cluster
+        if _formatted(text, begin, stop) and label_around(text, start, end) != BENIGN:
             return True
     return False
 
@@ -120,17 +204,21 @@ def _labelled_pieces(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return pieces[:1] if len(pieces) == 1 else pieces[1:]
 
 
-def _labelled_identity(text: Text, start: int, end: int) -> bool:
-    signature = text.shape[start:end]
-    if not _numbered(signature) or _NOT_AN_IDENTIFIER.fullmatch(signature):
+def _shaped_like_an_identity(text: Text, start: int, end: int, signature: bytes) -> bool:
+    if not _numbered(signature):
         return False
-    if _YEARS.fullmatch(text.value, start, end):
+    # Dates, amounts, addresses and year ranges all hold a dot, a dash or a slash.
+    if b"-" not in signature and b"." not in signature and b"/" not in signature:
+        return True
+    if _NOT_AN_IDENTIFIER.fullmatch(signature):
         return False
-    return label_around(text, start, end) == IDENTITY
+    return signature not in _YEAR_SHAPES or _YEARS.fullmatch(text.value, start, end) is None
 
 
 def _numbered(signature: bytes) -> bool:
     """Six digits or more, or a short code of capitals and at least two digits (a passport)."""
+    if len(signature) < 6:
+        return False  # both kinds are six characters or more
     digits = signature.count(b"0")
     if digits >= 6:
         return True
@@ -161,7 +249,11 @@ def _has_mbi(text: Text) -> bool:
 
 def has_government_identifier(text: Text) -> bool:
     """An identification number of a person, by format and check digit or by its label."""
-    if "<<" in text.value and any("<<" in match.group() for match in _MRZ.finditer(text.value)):
+    if (
+        "<" in text.value
+        and "<<" in text.value
+        and any("<<" in match.group() for match in _MRZ.finditer(text.value))
+    ):
         return True
     if b"0" not in text.shape:
         return False

@@ -26,8 +26,10 @@ from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
 __all__ = ["has_key_material", "has_private_key", "has_seed_phrase"]
 
+# Patterns that open with a literal (here "----", then a fifth dash or not) let the engine
+# jump from one occurrence of it to the next instead of trying every position.
 _ARMOUR = re.compile(
-    r"-{4,5} ?(?:BEGIN|END) (?:[A-Z0-9]+ ){0,3}(?:PRIVATE|SECRET) KEY(?: BLOCK)? ?-{4,5}",
+    r"-----? ?(?:BEGIN|END) (?:[A-Z0-9]+ ){0,3}(?:PRIVATE|SECRET) KEY(?: BLOCK)? ?-{4,5}",
     re.IGNORECASE,
 )
 # The first bytes of DER private keys and OpenSSH key files, as they appear in Base64.
@@ -50,8 +52,11 @@ _BECH32_SECRET = re.compile(
     r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}|(?<![a-z0-9])nsec1[02-9ac-hj-np-z]{58}"
 )
 _EXTENDED = re.compile(r"(?<![A-Za-z0-9])[xtyzuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}")
+# The first character is read first (the engine then skips to the next 5, K, L or c), the
+# boundary before it is checked second.
 _WIF = re.compile(
-    r"(?<![A-Za-z0-9])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?![A-Za-z0-9])"
+    r"[5KLc](?<![A-Za-z0-9].)"
+    r"(?:(?<=5)[HJK][1-9A-HJ-NP-Za-km-z]{49}|(?<=[KLc])[1-9A-HJ-NP-Za-km-z]{51})(?![A-Za-z0-9])"
 )
 _RAW_KEY = re.compile(r"(?:0x)?[0-9a-fA-F]{64}|[A-Za-z0-9+/]{42,43}=|[1-9A-HJ-NP-Za-km-z]{85,90}")
 _SAID_KEY = re.compile(
@@ -63,7 +68,7 @@ _SAID_KEY = re.compile(
 def has_private_key(text: Text) -> bool:
     """Armour, an armourless key body, or a private key file format."""
     value = text.value
-    if "----" in value and _ARMOUR.search(value):
+    if "-" in value and "----" in value and _ARMOUR.search(value):
         return True
     if text.mentions(_FILE_WORDS):
         if "PuTTY-User-Key-File-" in value or b"ciphertext" in text.words and b"kdf" in text.words:
@@ -86,21 +91,18 @@ def _jwk_is_private(value: str, at: int) -> bool:
 
 
 def _has_key_body(text: Text) -> bool:
-    for begin, stop in text.chunks():
-        if stop - begin < 24:
-            continue
-        chunk = text.value[begin:stop]
-        if any(marker in chunk for marker in _BODY_MARKERS):
-            return True
-        if "prv" in chunk and _EXTENDED.search(chunk):
-            return True
-        if "LS0tLS1CRUdJTi" in chunk and _encoded_private_pem(chunk):
-            return True
-        if ("AGE-SECRET-KEY-1" in chunk or "nsec1" in chunk) and _BECH32_SECRET.search(chunk):
-            return True
-        if any(base58check(match.group()) for match in _WIF.finditer(chunk)):
-            return True
-    return False
+    chunks = text.chunk_text(24)
+    if not chunks:
+        return False
+    if any(marker in chunks for marker in _BODY_MARKERS):
+        return True
+    if "prv" in chunks and _EXTENDED.search(chunks):
+        return True
+    if "LS0tLS1CRUdJTi" in chunks and _encoded_private_pem(chunks):
+        return True
+    if ("AGE-SECRET-KEY-1" in chunks or "nsec1" in chunks) and _BECH32_SECRET.search(chunks):
+        return True
+    return any(base58check(match.group()) for match in _WIF.finditer(chunks))
 
 
 def _encoded_private_pem(chunk: str) -> bool:
@@ -139,8 +141,13 @@ _SEED_REACH = 400
 _WORD = re.compile(r"[a-z]+")
 # What may stand between two words of a phrase: spaces, commas, list numbers ("1.", "2)").
 # A colon ends a run, so the label in "seed phrase: …" is not counted as a word.
-_GAP = re.compile(r"[\s\d.,;)(\-]*")
+_GAP = r"\s\d.,;)(\-"
+# A stretch of words and gaps: two words are in a run only if they are in one stretch.
+_STRETCH = re.compile(f"[a-z{_GAP}]++")
 _SEED_LENGTH = 12
+# Twelve words of three letters or more and the eleven gaps between them.
+_SHORTEST_RUN = _SEED_LENGTH * min(map(len, WORDS)) + _SEED_LENGTH - 1
+_ALL_LISTED = b"\x01" * _SEED_LENGTH
 
 
 def has_seed_phrase(text: Text) -> bool:
@@ -163,15 +170,10 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _has_word_run(lower: str, start: int, end: int) -> bool:
-    run = 0
-    previous = start
-    for match in _WORD.finditer(lower, start, end):
-        joined = _GAP.fullmatch(lower, previous, match.start()) is not None
-        previous = match.end()
-        if match.group() in WORDS:
-            run = run + 1 if joined or run == 0 else 1
-            if run >= _SEED_LENGTH:
-                return True
-        else:
-            run = 0
+    for stretch in _STRETCH.findall(lower, start, end):
+        if len(stretch) < _SHORTEST_RUN:
+            continue
+        words = _WORD.findall(stretch)
+        if len(words) >= _SEED_LENGTH and _ALL_LISTED in bytes(map(WORDS.__contains__, words)):
+            return True
     return False

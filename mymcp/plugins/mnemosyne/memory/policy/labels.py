@@ -16,7 +16,15 @@ import re
 
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
 
-__all__ = ["BENIGN", "CARD", "IDENTITY", "label_around", "may_name_an_identity"]
+__all__ = [
+    "BENIGN",
+    "CARD",
+    "IDENTITY",
+    "label_around",
+    "may_name_an_identity",
+    "may_name_one_here",
+    "names_an_identity",
+]
 
 BENIGN = "benign"
 CARD = "card"
@@ -170,16 +178,81 @@ def _nearest(words: list[str]) -> str | None:
     return None
 
 
-def label_around(text: Text, start: int, end: int) -> str | None:
-    """The nearest label among the five words before ``start`` (or the two after ``end``)."""
+# Every word that can make _nearest answer: each label and each word of a phrase. An
+# ASCII stretch that holds none of them has no label.
+_CUES = frozenset(_LABELS) | {word for phrase in (*_PHRASES, *_ID_PHRASES) for word in phrase}
+# Every word that can make _nearest answer IDENTITY: the identity labels and the words
+# that end an identity phrase.
+_IDENTITY_CUES = frozenset(
+    {word for word, label in _LABELS.items() if label == IDENTITY}
+    | {last for _, last in (*_PHRASES, *_ID_PHRASES)}
+)
+_ASCII_WORDS = re.compile(r"[a-z]+")
+
+
+def _reach(text: Text, start: int) -> int:
     # A label names the number right after it: another number in between ends its reach.
     reach = max(0, start - _BEFORE)
-    reach = max(reach, text.shape.rfind(b"0", reach, start) + 1)
-    found = _nearest(_WORDS.findall(text.value, reach, start)[-5:])
-    if found is not None:
-        return found
+    return max(reach, text.shape.rfind(b"0", reach, start) + 1)
+
+
+def _lacks(text: Text, reach: int, start: int, cues: frozenset[str]) -> bool:
+    """True when the stretch is ASCII and none of its words is one of ``cues``.
+
+    On ASCII, the lowercase view holds each word of the value in lower case at the same
+    place, so its words are the ones :func:`_nearest` would lower one by one.
+    """
+    if not text.value.isascii() and not text.value[reach:start].isascii():
+        return False
+    return cues.isdisjoint(_ASCII_WORDS.findall(text.lower, reach, start))
+
+
+def label_around(text: Text, start: int, end: int) -> str | None:
+    """The nearest label among the five words before ``start`` (or the two after ``end``)."""
+    reach = _reach(text, start)
+    if not _lacks(text, reach, start, _CUES):
+        found = _nearest(_WORDS.findall(text.value, reach, start)[-5:])
+        if found is not None:
+            return found
+    return _label_after(text, end)
+
+
+def _label_after(text: Text, end: int) -> str | None:
     after = _AFTER_LABEL.match(text.value, end)
     if after is None:
         return None
     found = _nearest([after.group(1) or after.group(2)])
     return found if found != BENIGN else None
+
+
+def names_an_identity(text: Text, start: int, end: int) -> bool:
+    """``label_around(text, start, end) == IDENTITY``, without reading words that cannot be."""
+    if _lacks(text, _reach(text, start), start, _IDENTITY_CUES):
+        # No word before can make the label IDENTITY: only the label after still can, and
+        # only when the words before have none at all.
+        return _AFTER_LABEL.match(text.value, end) is not None and (
+            label_around(text, start, end) == IDENTITY
+        )
+    return label_around(text, start, end) == IDENTITY
+
+
+def may_name_one_here(text: Text, start: int, end: int) -> bool:
+    """False when no number inside ``start:end`` can have an identity label.
+
+    The label of a number inside the stretch is read from the words between ``start - 48``
+    and the number, and from the words right after it; all of them lie in the stretch,
+    except the words after its end and a word that runs on past it. When the stretch is
+    ASCII, holds no word that can make the label IDENTITY, is not followed by a character
+    outside ASCII (which could continue its last word) and no label follows its end, none
+    of its numbers has one.
+    """
+    value = text.value
+    if end < len(value) and not value[end].isascii():
+        return True
+    if not _lacks(text, max(0, start - _BEFORE), end, _IDENTITY_CUES):
+        return True
+    return value[end : end + 1] in _AFTER_OPENERS and _AFTER_LABEL.match(value, end) is not None
+
+
+# Both branches of _AFTER_LABEL open with one of these.
+_AFTER_OPENERS = frozenset(" \t([")

@@ -14,6 +14,7 @@ the prefixes are grouped by their first character.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -204,11 +205,17 @@ _MARKED: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PLACEHOLDER_BODY = re.compile(r"[xX]{4}|0{8}|your|here|placeholder|redact|dummy", re.IGNORECASE)
 
 
+# Each prefix of _ORIGINAL_RE holds one of these, so a text without them has no match.
+_ORIGINAL_PIECES = ("gh", "github_pat_", "xox", "k_live_", "AIza", "sk-")
+
+
 def _original_at(chunk: str) -> bool:
     if ("AKIA" in chunk or "ASIA" in chunk) and any(
         not _PLACEHOLDER_BODY.search(match.group(), 4) for match in _AWS.finditer(chunk)
     ):
         return True
+    if not any(piece in chunk for piece in _ORIGINAL_PIECES):
+        return False
     for match in _ORIGINAL_RE.finditer(chunk):
         start = match.start()
         prefix = next(p for p in _ORIGINAL_BOUNDARY if chunk.startswith(p, start))
@@ -231,11 +238,8 @@ def _marked_at(chunk: str) -> bool:
 
 def has_provider_token(text: Text) -> bool:
     """A key or token of a known provider, recognised by its prefix or structure."""
-    for begin, stop in text.chunks():
-        chunk = text.value[begin:stop]
-        if _original_at(chunk) or _prefixed_at(chunk) or _marked_at(chunk):
-            return True
-    return False
+    chunks = text.chunk_text()
+    return bool(chunks) and (_original_at(chunks) or _prefixed_at(chunks) or _marked_at(chunks))
 
 
 _WEBHOOK_WORDS = frozenset(b"hook hooks webhook webhooks webhookb2 googleapis ifttt".split())
@@ -259,12 +263,19 @@ def has_webhook_url(text: Text) -> bool:
     """An incoming-webhook URL whose path carries its secret."""
     if not text.mentions(_WEBHOOK_WORDS):
         return False
-    for begin, stop in text.chunks():
-        if not any(word in text.lower[begin:stop] for word in _WEBHOOK_PIECES):
-            continue
-        if _webhook_in(text.value[begin:stop]):
-            return True
-    return False
+    chunks = text.chunks()
+    begins = [begin for begin, _ in chunks]
+    # Only the chunks where one of the pieces occurs: every webhook pattern holds one.
+    named: set[int] = set()
+    for piece in _WEBHOOK_PIECES:
+        for at in text.positions(piece):
+            index = bisect_right(begins, at) - 1
+            if index >= 0 and at + len(piece) <= chunks[index][1]:
+                named.add(index)
+    value = text.value
+    return bool(named) and _webhook_in(
+        " ".join(value[chunks[index][0] : chunks[index][1]] for index in sorted(named))
+    )
 
 
 _WEBHOOK_PIECES = ("hook", "googleapis", "ifttt")

@@ -17,7 +17,16 @@ so an offset found in one view is valid in every other one:
   that a detector can ask whether its keywords occur at all in one set lookup each.
 
 The masks are the policy's prefilter: most detectors first look for a keyword, a literal or
-a long token there, and run their exact rule only around what they found.
+a long token there, and run their exact rule only around what they found. Two more views are
+computed on demand and kept in ``cache``: :meth:`Text.chunks` (the stretches that can hold a
+token or a key, with :meth:`Text.chunk_text` joining them for one search) and
+:meth:`Text.foreign` (where the characters outside ASCII are, when there are few of them: a
+regular expression over a value that is not Latin-1 is slow, so a detector that needs one
+such character can look at these few places instead).
+
+Speed matters because the policy runs on every remember and revise; every shortcut here and
+in the detectors is exact (the same answer as the plain rule, never a weaker one), and
+``tests/mnemosyne/memory/test_policy_fast_paths.py`` checks each against its plain form.
 """
 
 from __future__ import annotations
@@ -59,16 +68,52 @@ def _word_table() -> bytes:
     return bytes(table)
 
 
+def _stretch_table() -> bytes:
+    # "w" for a token character, a space for white space, "p" for anything else.
+    table = bytearray(b"p" * 256)
+    for code in range(128):
+        if chr(code).isalnum() or chr(code) in "_-.":
+            table[code] = ord("w")
+    for code in (9, 10, 11, 12, 13, 32):
+        table[code] = 32
+    return bytes(table)
+
+
 _TOKEN_RUN = 15
+_TOKEN_PROBE = b"w" * _TOKEN_RUN
+# Written as literal characters so that the engine searches for the whole run at once.
+_CHUNK = re.compile(_TOKEN_PROBE + b"[wp]*")
 _SHAPE = _shape_table()
 _WORD = _word_table()
 _WORDS = _words_table()
+_STRETCH = _stretch_table()
+
+
+# Up to this many characters outside ASCII, looking at each of them is cheaper than one
+# regular expression over the whole value (which is slow once the value is not Latin-1).
+_FEW_FOREIGN = 256
+
+
+def _foreign_positions(value: str, encoded: bytes) -> list[int] | None:
+    """The offset of each character outside ASCII, or None when there are too many."""
+    if encoded.count(b"?") > _FEW_FOREIGN:
+        return None
+    positions = []
+    at = encoded.find(b"?")
+    while at >= 0:
+        if value[at] != "?":
+            positions.append(at)
+        at = encoded.find(b"?", at + 1)
+    return positions
+
+
+def _has_foreign_digit(value: str, foreign: list[int] | None) -> bool:
+    if foreign is None:
+        return _FOREIGN_DIGIT.search(value) is not None
+    return any(value[at].isdecimal() for at in foreign)  # the same test as \d
 
 
 def _fold_digits(value: str) -> str:
-    # Every decimal digit outside ASCII is at U+0660 or above.
-    if value.isascii() or max(value) < "\u0660" or _FOREIGN_DIGIT.search(value) is None:
-        return value
     return _FOREIGN_DIGIT.sub(lambda match: str(unicodedata.decimal(match.group())), value)
 
 
@@ -78,27 +123,36 @@ class Text:
     __slots__ = ("value", "lower", "shape", "word", "words", "cache")
 
     def __init__(self, raw: str) -> None:
-        value = _fold_digits(raw)
+        # "replace" writes one "?" per character it cannot encode, so offsets are kept.
+        encoded = raw.encode("ascii", "replace")
+        value = raw
+        only_ascii = raw.isascii()
+        foreign = [] if only_ascii else _foreign_positions(raw, encoded)
+        if not only_ascii and _has_foreign_digit(raw, foreign):
+            value = _fold_digits(raw)
+            encoded = value.encode("ascii", "replace")
+            foreign = _foreign_positions(value, encoded)
         lower = value.lower()
         if len(lower) != len(value):
             # Only U+0130 grows when lowered; keep the views aligned.
             lower = value.replace("\u0130", "i").lower()
-        # "replace" writes one "?" per character it cannot encode, so offsets are kept.
-        encoded = value.encode("ascii", "replace")
         self.value = value
         self.lower = lower
         self.shape = encoded.translate(_SHAPE)
         self.word = encoded.translate(_WORD)
         self.words = frozenset(encoded.translate(_WORDS).split())
         # Results that several detectors share (assignments, chunks), computed on demand.
-        self.cache: dict[str, object] = {}
+        self.cache: dict[str, object] = {"foreign": foreign}
 
     def __len__(self) -> int:
         return len(self.value)
 
-    def has(self, *needles: str) -> bool:
-        """True when the lowercase view contains any of ``needles``."""
-        return any(needle in self.lower for needle in needles)
+    def foreign(self) -> list[int] | None:
+        """The offset of each character outside ASCII, or None when there are many."""
+        if "foreign" not in self.cache:
+            encoded = self.value.encode("ascii", "replace")
+            self.cache["foreign"] = _foreign_positions(self.value, encoded)
+        return cast(list[int] | None, self.cache["foreign"])
 
     def mentions(self, words: frozenset[bytes]) -> bool:
         """True when one of ``words`` (lowercase ASCII, as bytes) is a word of the value."""
@@ -111,22 +165,6 @@ class Text:
             yield at
             at = self.lower.find(needle, at + len(needle))
 
-    def tokens(self, minimum: int) -> Iterator[tuple[int, int]]:
-        """``(start, end)`` of every run of at least ``minimum`` token characters."""
-        probe = b"w" * minimum
-        at = self.word.find(probe)
-        while at >= 0:
-            end = self.word.find(b" ", at + minimum)
-            end = len(self.word) if end < 0 else end
-            yield at, end
-            at = self.word.find(probe, end)
-
-    def chunk(self, start: int, end: int) -> tuple[int, int]:
-        """The white-space delimited stretch of the value around ``start:end``."""
-        begin = self.shape.rfind(b" ", 0, start) + 1
-        stop = self.shape.find(b" ", end)
-        return begin, len(self.shape) if stop < 0 else stop
-
     def chunks(self) -> list[tuple[int, int]]:
         """Each white-space delimited stretch that holds a run of 15+ token characters.
 
@@ -134,11 +172,31 @@ class Text:
         """
         cached = self.cache.get("chunks")
         if cached is None:
-            found: list[tuple[int, int]] = []
-            for start, end in self.tokens(_TOKEN_RUN):
-                begin, stop = self.chunk(start, end)
-                if found and begin <= found[-1][0]:
-                    continue
-                found.append((begin, stop))
-            self.cache["chunks"] = cached = found
+            cached = []
+            if _TOKEN_PROBE in self.word:
+                # On the stretch mask a match runs from the first long run of a stretch to
+                # its end, so each stretch is found once, in order.
+                stretches = self.value.encode("ascii", "replace").translate(_STRETCH)
+                cached = [
+                    (self.shape.rfind(b" ", 0, match.start()) + 1, match.end())
+                    for match in _CHUNK.finditer(stretches)
+                ]
+            self.cache["chunks"] = cached
         return cast(list[tuple[int, int]], cached)
+
+    def chunk_text(self, minimum: int = 0) -> str:
+        """The chunks of at least ``minimum`` characters, joined by single spaces.
+
+        No pattern the detectors run over chunks can match a space, and each of their
+        boundaries treats a space as it treats the start or the end of a chunk, so one
+        search over this text finds what a search of each chunk would.
+        """
+        key = f"chunk_text{minimum}"
+        cached = self.cache.get(key)
+        if cached is None:
+            value = self.value
+            cached = " ".join(
+                value[begin:stop] for begin, stop in self.chunks() if stop - begin >= minimum
+            )
+            self.cache[key] = cached
+        return cast(str, cached)
