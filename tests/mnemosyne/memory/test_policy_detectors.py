@@ -373,10 +373,32 @@ def test_reasons_follow_the_table_order() -> None:
 _CONTEXT = ("commit {}", "digest {}", "request id {}", "see {} for details", "{}")
 
 
+# A digest holds at least one of the letters a-f; 16 decimal digits alone are a card number.
+_DIGESTS = st.text(HEX, min_size=16, max_size=64).filter(lambda value: not value.isdecimal())
+
+
 @PROPERTY
-@given(st.sampled_from(_CONTEXT), st.text(HEX, min_size=16, max_size=64))
+@given(st.sampled_from(_CONTEXT), _DIGESTS)
 def test_hex_digests_and_ids_are_stored(template: str, value: str) -> None:
     assert policy.first_violation(template.format(value)) is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "6a2ce78a-5563-76c3-6490-2671672290d8",
+        "73291a85-4769-0307-1423-8d09d2528430",
+        "BD8D0C1C-3865-8945-3051-DF9849F5C8ED",
+        "5d8f6cce532a7aeb57196be62344095936793400b3aeb3580d248b17d5518a86",
+    ],
+)
+def test_digits_inside_a_uuid_or_digest_are_not_a_number(value: str) -> None:
+    assert policy.first_violation(f"commit {value}") is None
+
+
+def test_a_card_beside_a_digest_is_still_refused() -> None:
+    value = f"commit 6a2ce78a-5563-76c3-6490-2671672290d8 card {luhn_complete('4', 16)}"
+    assert policy.first_violation(value) == CARD
 
 
 @PROPERTY

@@ -128,6 +128,8 @@ def has_card_number(text: Text) -> bool:
 
 
 def _refused(text: Text, start: int, end: int) -> bool:
+    if text.in_hex_identifier(start, end):
+        return False
     digits = text.value[start:end].replace(" ", "").replace("-", "")
     if luhn(digits):
         return _is_card(text, start, end, digits)

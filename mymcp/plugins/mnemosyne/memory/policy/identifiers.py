@@ -159,7 +159,7 @@ def _has_national_number(text: Text) -> bool:
     value = text.value
     shape = text.shape
     for start, end in _clusters(text):
-        if start and value[start - 1] == "+":
+        if (start and value[start - 1] == "+") or text.in_hex_identifier(start, end):
             continue
         signature = shape[start:end]
         if _shaped_like_a_format(signature) and _has_format(

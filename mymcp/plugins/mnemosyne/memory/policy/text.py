@@ -117,6 +117,14 @@ def _fold_digits(value: str) -> str:
     return _FOREIGN_DIGIT.sub(lambda match: str(unicodedata.decimal(match.group())), value)
 
 
+# A UUID, or a run of 16 or more hex digits (a digest, a commit, an object ID), standing alone.
+_HEX_IDENTIFIER = re.compile(
+    r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,})"
+    r"(?![0-9A-Za-z])"
+)
+_HEX_LETTERS = frozenset("abcdefABCDEF")
+
+
 class Text:
     """The views of one value that the detectors share (see the module docstring)."""
 
@@ -153,6 +161,24 @@ class Text:
             encoded = self.value.encode("ascii", "replace")
             self.cache["foreign"] = _foreign_positions(self.value, encoded)
         return cast(list[int] | None, self.cache["foreign"])
+
+    def in_hex_identifier(self, start: int, end: int) -> bool:
+        """True when ``start:end`` lies inside a UUID or a long run of hex digits.
+
+        Such a run with at least one letter is a digest or an ID, never a number a person
+        is known by or pays with; its digits are not read as one. Found on demand only.
+        """
+        spans = self.cache.get("hex")
+        if spans is None:
+            spans = [
+                match.span()
+                for match in _HEX_IDENTIFIER.finditer(self.value)
+                if not _HEX_LETTERS.isdisjoint(match.group())
+            ]
+            self.cache["hex"] = spans
+        return any(
+            begin <= start and end <= stop for begin, stop in cast(list[tuple[int, int]], spans)
+        )
 
     def mentions(self, words: frozenset[bytes]) -> bool:
         """True when one of ``words`` (lowercase ASCII, as bytes) is a word of the value."""
