@@ -1,4 +1,4 @@
-"""The built wheel ships the manifest byte for byte and declares the three console scripts."""
+"""The built wheel ships its data files byte for byte and declares the three console scripts."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = "mymcp/plugins/mnemosyne/manifest.json"
+WORD_LIST = "mymcp/plugins/mnemosyne/memory/policy/bip39-english.txt"
 
 
 def test_the_wheel_carries_the_manifest_and_the_entry_points(tmp_path: Path) -> None:
@@ -33,6 +34,7 @@ def test_the_wheel_carries_the_manifest_and_the_entry_points(tmp_path: Path) -> 
     (wheel,) = tmp_path.glob("mymcp-0.2.0-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         assert archive.read(MANIFEST) == (REPO / MANIFEST).read_bytes()
+        assert archive.read(WORD_LIST) == (REPO / WORD_LIST).read_bytes()
         (entry_points,) = [name for name in archive.namelist() if name.endswith("entry_points.txt")]
         scripts = archive.read(entry_points).decode()
     assert "mymcp = mymcp.cli:main" in scripts

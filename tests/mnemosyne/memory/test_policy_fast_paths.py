@@ -16,6 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mymcp.plugins.mnemosyne.memory.policy import (
+    access,
     cards,
     checksums,
     compact,
@@ -103,7 +104,7 @@ def test_the_curl_user_pattern_finds_what_the_plain_one_does(value: str) -> None
     plain = re.compile(
         r"""(?:^|\s)(?:-u|--user)[ =]["']?(?P<user>[^\s:'"]+):(?P<password>[^\s'"]+)"""
     )
-    found = [match.group("user", "password") for match in context._CURL_USER.finditer(value)]
+    found = [match.group("user", "password") for match in access._CURL_USER.finditer(value)]
     assert found == [match.group("user", "password") for match in plain.finditer(value)]
 
 

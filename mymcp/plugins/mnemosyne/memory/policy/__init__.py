@@ -28,16 +28,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from mymcp.plugins.mnemosyne.memory.errors import ContentRefused
+from mymcp.plugins.mnemosyne.memory.policy.access import (
+    has_authorization,
+    has_mfa_secret,
+    has_session_cookie,
+    has_url_credentials,
+)
 from mymcp.plugins.mnemosyne.memory.policy.cards import has_card_number
 from mymcp.plugins.mnemosyne.memory.policy.compact import has_compact_token
 from mymcp.plugins.mnemosyne.memory.policy.context import (
     has_assigned_secret,
-    has_authorization,
     has_foreign_password,
     has_login_pair,
-    has_mfa_secret,
-    has_session_cookie,
-    has_url_credentials,
 )
 from mymcp.plugins.mnemosyne.memory.policy.identifiers import has_government_identifier
 from mymcp.plugins.mnemosyne.memory.policy.keys import (
