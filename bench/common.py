@@ -270,6 +270,12 @@ class Server:
         self.__exit__()
         raise RuntimeError("the server did not start in time")
 
+    def cpu_seconds(self) -> float:
+        """User and system CPU time the server process has used so far (Linux only)."""
+        assert self._process is not None
+        fields = Path(f"/proc/{self._process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_mib(self) -> float:
         """The server process's resident set size now, in MiB (Linux only)."""
         assert self._process is not None

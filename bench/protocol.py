@@ -8,7 +8,9 @@ request in flight on each, every answer checked) runs in this process, pinned to
 each of 3 rounds every request kind is driven for 1 s, after one untimed warm-up pass, so
 all of them see the same background load; each figure is then divided by the floor's:
 throughput as ours/floor (higher is better, 1.00x is the floor) and p50 latency as
-ours/floor (lower is better). Both eras are shown: ``ping`` exists only in the handshake
+ours/floor (lower is better). The server's own CPU time per request (user and system, from
+``/proc``) is the steadiest figure on a shared machine and is shown beside them. Both eras
+are shown: ``ping`` exists only in the handshake
 era, ``server/discover`` only at 2026-07-28.
 
 Memory: a separate server with the remember gate on, over 1,000 records, is measured idle
@@ -56,7 +58,17 @@ CLIENT_CPU = 1
 ALL_GATES = {"remember": True, "archive_restore": True, "forget": True, "revise": True}
 BENCH_DIR = Path(__file__).resolve().parent
 
-HEADER = ("request", "era", "req/s", "/floor", "p50 ms", "p50/floor", "p99 ms")
+HEADER = (
+    "request",
+    "era",
+    "req/s",
+    "/floor",
+    "p50 ms",
+    "p50/floor",
+    "p99 ms",
+    "server CPU us/req",
+    "/floor",
+)
 RSS_HEADER = ("records", "idle", "recall", "list walks", "remember", "after/idle")
 
 
@@ -146,6 +158,11 @@ def _merged(results: Sequence[LoadResult]) -> LoadResult:
     )
 
 
+def _cpu_per_request(results: Sequence[LoadResult], cpu: Sequence[float]) -> float:
+    """Microseconds of server CPU (user and system) per answered request."""
+    return sum(cpu) / sum(result.requests for result in results) * 1e6
+
+
 def _throughput_rows() -> tuple[list[tuple[object, ...]], int]:
     with temporary_root() as root:
         seed_root(root, RECALL_RECORDS)
@@ -166,15 +183,19 @@ def _throughput_rows() -> tuple[list[tuple[object, ...]], int]:
             for _, _, server, load in targets:
                 run_load(server.port, load, connections=CONNECTIONS, seconds=WARMUP_SECONDS)
             results: dict[int, list[LoadResult]] = {index: [] for index in range(len(targets))}
+            cpu: dict[int, list[float]] = {index: [] for index in range(len(targets))}
             for _ in range(ROUNDS):
                 for index, (_, _, server, load) in enumerate(targets):
+                    before = server.cpu_seconds()
                     results[index].append(
                         run_load(server.port, load, connections=CONNECTIONS, seconds=SECONDS)
                     )
+                    cpu[index].append(server.cpu_seconds() - before)
     merged = [_merged(results[index]) for index in range(len(targets))]
-    base = merged[0]
+    costs = [_cpu_per_request(results[index], cpu[index]) for index in range(len(targets))]
+    base, base_cost = merged[0], costs[0]
     rows: list[tuple[object, ...]] = []
-    for (name, era, _, _), result in zip(targets, merged, strict=True):
+    for (name, era, _, _), result, cost in zip(targets, merged, costs, strict=True):
         rows.append(
             (
                 name,
@@ -184,6 +205,8 @@ def _throughput_rows() -> tuple[list[tuple[object, ...]], int]:
                 f"{result.p50:.3f}",
                 f"{result.p50 / base.p50:.2f}x",
                 f"{result.p99:.3f}",
+                f"{cost:.0f}",
+                f"{cost / base_cost:.2f}x",
             )
         )
     return rows, tools_list_bytes

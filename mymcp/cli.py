@@ -193,6 +193,7 @@ def _stdio() -> int:
     except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
         return _setup_failure(error)
     stdio.serve(runtime, sys.stdin.buffer, output)
+    startup.flush_logging()
     return 0
 
 

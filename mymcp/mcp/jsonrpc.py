@@ -30,7 +30,7 @@ def decode_body(body: bytes) -> Any:
     try:
         # Decoded strictly: json.loads(bytes) would let UTF-8-encoded surrogates through.
         text = body.decode(json.detect_encoding(body))
-        return json.loads(text, parse_constant=_reject, parse_float=_finite_float)
+        return _DECODER.decode(text)
     except (ValueError, RecursionError, TypeError):
         raise ParseError("Parse error") from None
 
@@ -44,6 +44,10 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(number):
         raise ValueError("non-finite number")
     return number
+
+
+# What json.loads builds per call when given these hooks, built once.
+_DECODER = json.JSONDecoder(parse_constant=_reject, parse_float=_finite_float)
 
 
 class EncodedObject(dict[str, Any]):
