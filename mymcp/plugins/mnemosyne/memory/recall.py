@@ -11,15 +11,25 @@ Each record's terms and their weights are computed once and kept in the store's 
 memo (``StoredRecord.derived``), which goes away with the file version it describes. An
 inverted index per scope follows the store's scans by difference, so a call tokenizes only
 its query and reads the postings of its few terms.
+
+Memory: a term is kept once however many records hold it (``sys.intern``), a record's
+terms are a sorted tuple with one weight byte each, and a posting is four bytes (the
+record's slot in the index and the weight) in an array per term. A record that leaves the
+index leaves its slot empty; once the empty slots outnumber the records (and are more than
+:data:`_MIN_REBUILD`), the index is rebuilt from its records, so it never holds more than
+twice the postings of the records it serves.
 """
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import os
 import re
+import sys
 import threading
 import weakref
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -84,16 +94,21 @@ class RecallHit:
     tags: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _RecordTerms:
     """What recall needs of one record, computed once per file version."""
 
     searchable: bool  # False for archived canonical records
-    # Each term of the record and the weight it earns: title 3 + path or tag words 2 +
-    # content 1, for the components that contain it.
-    weights: dict[str, int]
+    # Each term of the record (sorted, interned) and, at the same position, the weight it
+    # earns: title 3 + path or tag words 2 + content 1, for the components that contain it.
+    terms: tuple[str, ...]
+    weights: bytes
     tag_keys: frozenset[str]
     scope_path: str
+
+    def has(self, term: str) -> bool:
+        index = bisect.bisect_left(self.terms, term)
+        return index < len(self.terms) and self.terms[index] == term
 
 
 def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[RecallHit]:
@@ -142,7 +157,7 @@ def _hit(
     stored: StoredRecord, score: int, query: frozenset[str], tag_keys: frozenset[str]
 ) -> RecallHit:
     memo = _memoize(stored)
-    matched = sorted(term for term in query if term in memo.weights)
+    matched = sorted(term for term in query if memo.has(term))
     return RecallHit(stored, score, tuple(matched), tuple(sorted(tag_keys & memo.tag_keys)))
 
 
@@ -154,18 +169,20 @@ def _memoize(stored: StoredRecord) -> _RecordTerms:
     title = terms(record.title or "")
     path = terms(stored.scope_path).union(*(terms(tag) for tag in record.tags))
     content = terms(record.content)
-    weights = {
-        term: TITLE_WEIGHT * (term in title)
+    ordered = tuple(sorted(sys.intern(term) for term in title | path | content))
+    weights = bytes(
+        TITLE_WEIGHT * (term in title)
         + PATH_WEIGHT * (term in path)
         + CONTENT_WEIGHT * (term in content)
-        for term in title | path | content
-    }
+        for term in ordered
+    )
     memo = _RecordTerms(
         searchable=not (
             isinstance(record, CanonicalRecord) and record.state is LifecycleState.ARCHIVED
         ),
+        terms=ordered,
         weights=weights,
-        tag_keys=frozenset(canonical_tag_key(tag) for tag in record.tags),
+        tag_keys=frozenset(sys.intern(canonical_tag_key(tag)) for tag in record.tags),
         scope_path=stored.scope_path,
     )
     stored.derived[_MEMO_KEY] = memo
@@ -178,60 +195,86 @@ class _ScopeIndex:
     It follows the scans by difference: a record (a :class:`StoredRecord`, which the
     store replaces whenever its file changes) is indexed when it appears and removed when
     it disappears, so an unchanged scope costs one identity comparison of the scan.
+
+    Each searchable record has a slot; a posting is ``slot << 3 | weight`` (a weight is
+    at most 6). A removed record only empties its slot, and its postings are skipped until
+    the next rebuild.
     """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._scan: list[StoredRecord] = []
-        self._members: set[StoredRecord] = set()
-        self._postings: dict[str, dict[StoredRecord, int]] = {}
-        self._tagged: dict[str, set[StoredRecord]] = {}
+        # Every member of the scan, with its slot (-1 for one that is not searchable).
+        self._members: dict[StoredRecord, int] = {}
+        self._slots: list[StoredRecord | None] = []
+        self._empty = 0
+        self._postings: dict[str, array[int]] = {}
+        self._tagged: dict[str, array[int]] = {}
 
     def sync(self, scan: list[StoredRecord]) -> None:
         # StoredRecord compares by identity, so this is a fast element-wise check.
         if scan == self._scan:
             return
         current = set(scan)
-        for stored in self._members - current:
+        for stored in self._members.keys() - current:
             self._remove(stored)
-        for stored in current - self._members:
+        for stored in current - self._members.keys():
             self._add(stored)
-        self._members = current
+        if self._empty > max(_MIN_REBUILD, len(self._slots) - self._empty):
+            self._rebuild()
         self._scan = list(scan)
 
     def scores(self, query: frozenset[str], tag_keys: frozenset[str]) -> dict[StoredRecord, int]:
-        scores: dict[StoredRecord, int] = {}
+        totals: dict[int, int] = {}
         for term in query:
-            for stored, weight in self._postings.get(term, {}).items():
-                scores[stored] = scores.get(stored, 0) + weight
+            for code in self._postings.get(term, ()):
+                slot = code >> 3
+                totals[slot] = totals.get(slot, 0) + (code & 7)
         for tag in tag_keys:
-            for stored in self._tagged.get(tag, ()):
-                scores[stored] = scores.get(stored, 0) + TAG_WEIGHT
-        return scores
+            for slot in self._tagged.get(tag, ()):
+                totals[slot] = totals.get(slot, 0) + TAG_WEIGHT
+        slots = self._slots
+        return {
+            stored: score for slot, score in totals.items() if (stored := slots[slot]) is not None
+        }
 
     def _add(self, stored: StoredRecord) -> None:
         memo = _memoize(stored)
         if not memo.searchable:
+            self._members[stored] = -1
             return
-        for term, weight in memo.weights.items():
-            self._postings.setdefault(term, {})[stored] = weight
+        slot = len(self._slots)
+        self._slots.append(stored)
+        self._members[stored] = slot
+        for term, weight in zip(memo.terms, memo.weights, strict=True):
+            _posting_list(self._postings, term).append(slot << 3 | weight)
         for tag in memo.tag_keys:
-            self._tagged.setdefault(tag, set()).add(stored)
+            _posting_list(self._tagged, tag).append(slot)
 
     def _remove(self, stored: StoredRecord) -> None:
-        memo = _memoize(stored)
-        if not memo.searchable:
-            return
-        for term in memo.weights:
-            postings = self._postings[term]
-            del postings[stored]
-            if not postings:
-                del self._postings[term]
-        for tag in memo.tag_keys:
-            tagged = self._tagged[tag]
-            tagged.discard(stored)
-            if not tagged:
-                del self._tagged[tag]
+        slot = self._members.pop(stored)
+        if slot >= 0:
+            self._slots[slot] = None
+            self._empty += 1
+
+    def _rebuild(self) -> None:
+        """Index the members afresh: no empty slot, no posting of a removed record."""
+        members = list(self._members)
+        self._members, self._slots, self._empty = {}, [], 0
+        self._postings, self._tagged = {}, {}
+        for stored in members:
+            self._add(stored)
+
+
+def _posting_list(postings: dict[str, array[int]], key: str) -> array[int]:
+    found = postings.get(key)
+    if found is None:
+        found = postings[key] = array("I")
+    return found
+
+
+# Empty slots tolerated before a rebuild, whatever the number of records.
+_MIN_REBUILD: Final = 64
 
 
 # One index per (store, root, scope), at most _MAX_INDEXES, the least recently used
