@@ -1,9 +1,9 @@
 """Recall's index per scope: the scores of the ranking rule, in bounded memory, across changes.
 
 The index keeps each term once, a record's terms as a sorted tuple with one weight byte
-each, and four-byte postings; a record that leaves only empties its slot, and a rebuild
-follows once empty slots outnumber the records. Whatever sequence of scans it follows, its
-scores must be those the ranking rule gives the records of the latest scan.
+each, and a list of record references per term; a record that leaves stays in the lists,
+set aside, until the records gone outnumber those served. Whatever sequence of scans it
+follows, its scores must be those the ranking rule gives the records of the latest scan.
 """
 
 from __future__ import annotations
@@ -108,11 +108,13 @@ def test_the_index_scores_the_latest_scan_by_the_ranking_rule_in_bounded_memory(
         scan = list(dict.fromkeys(pool[pick % len(pool)] for pick in picks))
         index.sync(scan)
 
-        assert index.scores(query, tags) == expected_scores(scan, query, tags)
-        live = sum(1 for slot in index._slots if slot is not None)
-        assert len(index._slots) - live <= max(recall._MIN_REBUILD, live)
-        postings = sum(len(codes) for codes in index._postings.values())
-        assert postings <= len(index._slots) * (len(WORDS) + len(PATH_TERMS))
+        assert dict(index.scores(query, tags)) == expected_scores(scan, query, tags)
+        live = sum(1 for item in scan if recall._memoize(item).searchable)
+        assert len(index._gone) <= max(recall._MIN_REBUILD, live)
+        postings = sum(len(listed) for listed in index._postings.values())
+        # A record earns at most 6 points per term; a record gone at most as many.
+        most = 6 * sum(len(recall._memoize(item).terms) for item in scan)
+        assert postings <= most + 6 * len(index._gone) * (len(WORDS) + len(PATH_TERMS))
 
 
 def test_a_rebuild_forgets_every_slot_and_posting_of_records_that_left() -> None:
@@ -121,11 +123,11 @@ def test_a_rebuild_forgets_every_slot_and_posting_of_records_that_left() -> None
     for number in range(2, 200):
         index.sync([keep, stored(number, "gamma", "delta release", ("ops",), False)])
 
-    assert len(index._slots) <= 1 + recall._MIN_REBUILD + 1
+    assert len(index._gone) <= recall._MIN_REBUILD
     assert index.scores(frozenset({"alpha"}), frozenset()) == {keep: recall.TITLE_WEIGHT}
-    most_terms = len(recall._memoize(keep).terms) + 4  # no record here has more terms
-    postings = sum(len(codes) for codes in index._postings.values())
-    assert postings <= len(index._slots) * most_terms
+    most_points = 6 * (len(recall._memoize(keep).terms) + 4)  # no record here earns more
+    postings = sum(len(listed) for listed in index._postings.values())
+    assert postings <= (len(index._gone) + 2) * most_points
     assert f"{2:032x}" not in index._postings  # the id term of a record long gone
 
 

@@ -13,11 +13,11 @@ inverted index per scope follows the store's scans by difference, so a call toke
 its query and reads the postings of its few terms.
 
 Memory: a term is kept once however many records hold it (``sys.intern``), a record's
-terms are a sorted tuple with one weight byte each, and a posting is four bytes (the
-record's slot in the index and the weight) in an array per term. A record that leaves the
-index leaves its slot empty; once the empty slots outnumber the records (and are more than
-:data:`_MIN_REBUILD`), the index is rebuilt from its records, so it never holds more than
-twice the postings of the records it serves.
+terms are a sorted tuple with one weight byte each, and a term's postings are one list of
+record references (a record appears once per point of weight). A record that leaves the
+scan stays in the lists until the records gone outnumber those served (and are more than
+:data:`_MIN_REBUILD`); then the index is rebuilt from its records, so it never holds more
+than twice the postings of the records it serves.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import re
 import sys
 import threading
 import weakref
-from array import array
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -196,84 +196,77 @@ class _ScopeIndex:
     store replaces whenever its file changes) is indexed when it appears and removed when
     it disappears, so an unchanged scope costs one identity comparison of the scan.
 
-    Each searchable record has a slot; a posting is ``slot << 3 | weight`` (a weight is
-    at most 6). A removed record only empties its slot, and its postings are skipped until
-    the next rebuild.
+    A term's postings list each record that holds it once per point of weight it earns, so
+    counting a query's lists (in C, with ``Counter.update``) gives every score. A record
+    that disappears stays in the lists, set aside in ``_gone`` and dropped from the counts,
+    until the next rebuild.
     """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._scan: list[StoredRecord] = []
-        # Every member of the scan, with its slot (-1 for one that is not searchable).
-        self._members: dict[StoredRecord, int] = {}
-        self._slots: list[StoredRecord | None] = []
-        self._empty = 0
-        self._postings: dict[str, array[int]] = {}
-        self._tagged: dict[str, array[int]] = {}
+        self._members: set[StoredRecord] = set()
+        self._searchable = 0
+        self._gone: set[StoredRecord] = set()
+        self._postings: dict[str, list[StoredRecord]] = {}
+        self._tagged: dict[str, list[StoredRecord]] = {}
 
     def sync(self, scan: list[StoredRecord]) -> None:
         # StoredRecord compares by identity, so this is a fast element-wise check.
         if scan == self._scan:
             return
         current = set(scan)
-        for stored in self._members.keys() - current:
+        for stored in self._members - current:
             self._remove(stored)
-        for stored in current - self._members.keys():
+        for stored in current - self._members:
             self._add(stored)
-        if self._empty > max(_MIN_REBUILD, len(self._slots) - self._empty):
+        self._members = current
+        if len(self._gone) > max(_MIN_REBUILD, self._searchable):
             self._rebuild()
         self._scan = list(scan)
 
     def scores(self, query: frozenset[str], tag_keys: frozenset[str]) -> dict[StoredRecord, int]:
-        totals: dict[int, int] = {}
+        counts: Counter[StoredRecord] = Counter()
         for term in query:
-            for code in self._postings.get(term, ()):
-                slot = code >> 3
-                totals[slot] = totals.get(slot, 0) + (code & 7)
+            postings = self._postings.get(term)
+            if postings:
+                counts.update(postings)
         for tag in tag_keys:
-            for slot in self._tagged.get(tag, ()):
-                totals[slot] = totals.get(slot, 0) + TAG_WEIGHT
-        slots = self._slots
-        return {
-            stored: score for slot, score in totals.items() if (stored := slots[slot]) is not None
-        }
+            tagged = self._tagged.get(tag)
+            for _ in range(TAG_WEIGHT if tagged else 0):
+                counts.update(tagged)
+        for stored in self._gone if counts else ():
+            counts.pop(stored, None)
+        return counts
 
     def _add(self, stored: StoredRecord) -> None:
         memo = _memoize(stored)
         if not memo.searchable:
-            self._members[stored] = -1
             return
-        slot = len(self._slots)
-        self._slots.append(stored)
-        self._members[stored] = slot
+        self._searchable += 1
+        if stored in self._gone:  # back again: its postings never left
+            self._gone.discard(stored)
+            return
         for term, weight in zip(memo.terms, memo.weights, strict=True):
-            _posting_list(self._postings, term).append(slot << 3 | weight)
+            self._postings.setdefault(term, []).extend([stored] * weight)
         for tag in memo.tag_keys:
-            _posting_list(self._tagged, tag).append(slot)
+            self._tagged.setdefault(tag, []).append(stored)
 
     def _remove(self, stored: StoredRecord) -> None:
-        slot = self._members.pop(stored)
-        if slot >= 0:
-            self._slots[slot] = None
-            self._empty += 1
+        if _memoize(stored).searchable:
+            self._searchable -= 1
+            self._gone.add(stored)
 
     def _rebuild(self) -> None:
-        """Index the members afresh: no empty slot, no posting of a removed record."""
-        members = list(self._members)
-        self._members, self._slots, self._empty = {}, [], 0
+        """Index the members afresh, without the postings of records that left."""
+        self._searchable, self._gone = 0, set()
         self._postings, self._tagged = {}, {}
-        for stored in members:
+        for stored in self._members:
             self._add(stored)
 
 
-def _posting_list(postings: dict[str, array[int]], key: str) -> array[int]:
-    found = postings.get(key)
-    if found is None:
-        found = postings[key] = array("I")
-    return found
-
-
-# Empty slots tolerated before a rebuild, whatever the number of records.
+# Records gone from the scan tolerated in the postings before a rebuild, whatever the
+# number of records; past that, as many as the index serves.
 _MIN_REBUILD: Final = 64
 
 
