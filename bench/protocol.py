@@ -5,7 +5,7 @@ the floor (``floor_app.py``: bare uvicorn + Starlette, a constant JSON answer, n
 no logging) and MyMCP's production app with every gate on (the largest Tool list), over a
 scope of 100 records. The load generator (``load.py``: 4 keep-alive connections, one
 request in flight on each, every answer checked) runs in this process, pinned to CPU 1. In
-each of 3 rounds every request kind is driven for 1 s, after one untimed warm-up pass, so
+each of 8 rounds every request kind is driven for 0.4 s, after one untimed warm-up pass, so
 all of them see the same background load; each figure is then divided by the floor's:
 throughput as ours/floor (higher is better, 1.00x is the floor) and p50 latency as
 ours/floor (lower is better). The server's own CPU time per request (user and system, from
@@ -50,8 +50,8 @@ HANDSHAKE_REVISION = "2025-11-25"
 RECALL_RECORDS = 100
 RSS_RECORDS = 1000
 CONNECTIONS = 4
-ROUNDS = 3
-SECONDS = 1.0
+ROUNDS = 8
+SECONDS = 0.4
 WARMUP_SECONDS = 0.3
 SERVER_CPU = "0"
 CLIENT_CPU = 1

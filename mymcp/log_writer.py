@@ -25,11 +25,13 @@ import threading
 import time
 from typing import Any, TextIO
 
+from mymcp.threads import batch_scheduling
+
 # Records written in one go at most; the queue itself is unbounded, like QueueHandler's.
 MAX_BATCH = 512
 # After each write the thread lets records gather this long, so a busy server wakes it
 # once per a few milliseconds rather than once per line. No line waits longer than this.
-LINGER_SECONDS = 0.002
+LINGER_SECONDS = 0.02
 STOP_TIMEOUT_SECONDS = 5.0
 LINE_FORMAT = "%(levelname)s:%(name)s:%(message)s"
 # Arguments of these types cannot change after the call, so formatting them later on the
@@ -97,6 +99,7 @@ class LogWriter:
         marker.done.wait(timeout)
 
     def _run(self) -> None:
+        batch_scheduling()
         while True:
             batch = [self._queue.get()]
             while len(batch) < MAX_BATCH:
@@ -183,13 +186,20 @@ class DeferredHandler(logging.Handler):
         self.handle(record)
 
 
+def _immutable(args: Any) -> bool:
+    if not args:
+        return True
+    if type(args) is not tuple:
+        return False
+    for arg in args:
+        if type(arg) not in _IMMUTABLE:
+            return False
+    return True
+
+
 def _frozen(record: logging.LogRecord, target: logging.Handler) -> logging.LogRecord:
     """``record``, or a copy whose text is fixed now if formatting it later could differ."""
-    args: Any = record.args
-    simple = type(record.msg) is str and (
-        not args or (type(args) is tuple and all(type(arg) in _IMMUTABLE for arg in args))
-    )
-    if simple and not record.exc_info:
+    if type(record.msg) is str and not record.exc_info and _immutable(record.args):
         return record
     frozen = copy.copy(record)
     try:

@@ -36,6 +36,7 @@ from typing import Any, BinaryIO
 from mymcp.mcp import exchange, jsonrpc
 from mymcp.mcp.dispatcher import MCPDispatcher, Prepared, RuntimeLike, ToolWork
 from mymcp.mcp.era import Era, era_of
+from mymcp.threads import batch_scheduling
 
 # Tool calls run at once; more wait for a free worker. One client drives a stdio server.
 DISPATCH_WORKERS = 8
@@ -77,7 +78,9 @@ class StdioServer:
 
     def serve(self, source: BinaryIO) -> None:
         """Answer every message of ``source``; returns once it ends and all answers are out."""
-        pool = ThreadPoolExecutor(DISPATCH_WORKERS, thread_name_prefix="mymcp-stdio")
+        pool = ThreadPoolExecutor(
+            DISPATCH_WORKERS, thread_name_prefix="mymcp-stdio", initializer=batch_scheduling
+        )
         stopped = False
         try:
             with _stop_on_signals():

@@ -8,8 +8,9 @@ from the front of the middleware stack for a plain ``POST /mcp`` (``mymcp.app``)
 
 What never waits is answered on the event loop: ``initialize``, ``ping``, ``tools/list``,
 ``server/discover``, notifications and every protocol error. A Tool call reads and writes
-files and must never block the loop, so it runs in a plain thread pool of the process
-(``loop.run_in_executor`` is a cheaper hand-off than AnyIO's).
+files and must never block the loop, so it runs on a worker thread of the process
+(``_Workers``: a queue and a future per call, cheaper than ``run_in_executor`` and far
+cheaper than AnyIO's hand-off).
 
 Both protocol eras arrive here: ``mymcp.mcp.era`` says which one a request belongs to, the
 dispatcher answers it in that era, and ``mymcp.mcp.errors`` gives the HTTP status.
@@ -22,8 +23,10 @@ import contextvars
 import functools
 import logging
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 from typing import Any, cast
 
 from fastapi import APIRouter
@@ -35,6 +38,7 @@ from mymcp import settings
 from mymcp.mcp import errors, exchange, jsonrpc
 from mymcp.mcp.dispatcher import MCPDispatcher, Prepared, ToolWork
 from mymcp.mcp.era import Era, HttpHeaders, era_of
+from mymcp.threads import batch_scheduling
 
 MAX_BODY_BYTES = exchange.MAX_MESSAGE_BYTES
 PATH = "/mcp"
@@ -50,6 +54,8 @@ _KNOWN_REVISIONS = frozenset(
 DISPATCH_WORKERS = 40
 _JSON = [(b"content-type", b"application/json")]
 _NO_HEADERS = HttpHeaders()
+# The headers read: the body length (-1) and the metadata headers by their position.
+_WANTED = {_CONTENT_LENGTH: -1, **{name: slot for slot, name in enumerate(_METADATA_HEADERS)}}
 
 _logger = logging.getLogger("mcp")
 
@@ -132,12 +138,15 @@ def _request_headers(raw: Iterable[tuple[bytes, bytes]]) -> tuple[bytes | None, 
     declared: bytes | None = None
     found: list[list[bytes]] | None = None
     for key, value in raw:
-        if key == _CONTENT_LENGTH:
+        slot = _WANTED.get(key)
+        if slot is None:
+            continue
+        if slot < 0:
             if declared is None:
                 declared = value
-        elif key in _METADATA_HEADERS:
-            found = found or [[], [], []]
-            found[_METADATA_HEADERS.index(key)].append(value)
+            continue
+        found = found or [[], [], []]
+        found[slot].append(value)
     if found is None:
         return declared, _NO_HEADERS
     version, method, name = (values[0].decode("latin-1") if values else None for values in found)
@@ -194,24 +203,99 @@ def _unknown_revision(headers: HttpHeaders) -> bool:
 async def _in_worker(dispatch: Callable[[], Any]) -> Any:
     """Run ``dispatch`` on a worker thread and wait for its answer without blocking the loop.
 
-    It runs in a copy of the request's context, as Starlette's own hand-off does. Once the
-    interpreter has begun to exit, concurrent.futures refuses new work; AnyIO's threads
-    still take it, so a server embedded in a thread keeps answering.
+    It runs in a copy of the request's context, as Starlette's own hand-off does. A pool
+    that refuses work (any ``Executor`` once the interpreter has begun to exit) is bypassed
+    for AnyIO's threads, which still take it, so a server embedded in a thread keeps
+    answering.
     """
-    context = contextvars.copy_context()
+    call = functools.partial(contextvars.copy_context().run, dispatch)
+    pool = _dispatch_pool(_pid())
+    loop = asyncio.get_running_loop()
     try:
-        pending = asyncio.get_running_loop().run_in_executor(
-            _dispatch_pool(os.getpid()), context.run, dispatch
-        )
-    except RuntimeError:  # the interpreter is exiting: concurrent.futures takes no new work
-        return await run_in_threadpool(context.run, dispatch)
+        if isinstance(pool, _Workers):
+            pending = pool.run(loop, call)
+        else:  # an Executor put in its place
+            pending = loop.run_in_executor(pool, call)
+    except RuntimeError:  # no new work is taken (the interpreter is exiting)
+        return await run_in_threadpool(call)
     return await pending
 
 
+_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", Callable[[], Any]]
+
+
+class _Workers:
+    """The threads that run Tool calls: at most ``size``, started on demand and reused.
+
+    A job is the call and the loop's future for it; the thread that ran it hands the
+    outcome back with ``call_soon_threadsafe``. Half the cost of ``run_in_executor``,
+    which passes every call through a second future and its lock. The threads are daemon
+    threads: the server lets every call in progress finish before it exits.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)  # one token per thread waiting for a job
+        self._size = size
+        self._started = 0
+        self._lock = threading.Lock()
+
+    def run(self, loop: asyncio.AbstractEventLoop, call: Callable[[], Any]) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = loop.create_future()
+        self._jobs.put((loop, future, call))
+        if not self._idle.acquire(blocking=False):
+            self._start_thread()
+        return future
+
+    def _start_thread(self) -> None:
+        with self._lock:
+            if self._started >= self._size:
+                return  # every thread is busy: the job waits for the first one free
+            self._started += 1
+            name = f"mymcp-dispatch-{self._started}"
+            threading.Thread(target=self._work, name=name, daemon=True).start()
+
+    def _work(self) -> None:
+        batch_scheduling()
+        while True:
+            loop, future, call = self._jobs.get()
+            try:
+                outcome: tuple[Any, BaseException | None] = (call(), None)
+            except BaseException as error:  # noqa: BLE001 - handed to the waiting request
+                outcome = (None, error)
+            try:
+                loop.call_soon_threadsafe(_settle, future, outcome)
+            except RuntimeError:  # the loop has closed: nobody waits for the answer
+                pass
+            del loop, future, call, outcome
+            self._idle.release()
+
+
+def _settle(future: asyncio.Future[Any], outcome: tuple[Any, BaseException | None]) -> None:
+    if future.cancelled():
+        return
+    result, error = outcome
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
+
+
+_known_pid: list[int] = []
+
+
+def _pid() -> int:
+    """This process's id, looked up once and again in a forked child (it is a system call)."""
+    if not _known_pid:
+        _known_pid.append(os.getpid())
+        os.register_at_fork(after_in_child=_known_pid.clear)
+    return _known_pid[0]
+
+
 @functools.lru_cache(maxsize=1)
-def _dispatch_pool(pid: int) -> ThreadPoolExecutor:
+def _dispatch_pool(pid: int) -> _Workers | Executor:
     """The worker threads of this process (a forked child makes its own), started on demand."""
-    return ThreadPoolExecutor(max_workers=DISPATCH_WORKERS, thread_name_prefix="mymcp-dispatch")
+    return _Workers(DISPATCH_WORKERS)
 
 
 def _refusal(row: errors.ProtocolError, current: Era) -> tuple[int, bytes]:

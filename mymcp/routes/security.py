@@ -9,6 +9,7 @@ carrying an ``Origin`` that is not a loopback origin get 403. Ordinary MCP clien
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping
@@ -85,11 +86,16 @@ async def refused(security: HttpSecurity, scope: Scope, send: Send) -> bool:
 
 def _refusal(security: HttpSecurity, scope: Scope) -> tuple[int, dict[str, Any]] | None:
     host, origin = _host_and_origin(scope)
-    if host is not None and not security.host_allowed(host):
+    if host is not None and not _host_allowed(security, host):
         return 421, _HOST_REFUSED
     if origin is not None and not security.origin_allowed(origin):
         return 403, _ORIGIN_REFUSED
     return None
+
+
+@functools.lru_cache(maxsize=64)  # a client sends the same Host on every request
+def _host_allowed(security: HttpSecurity, host: str) -> bool:
+    return security.host_allowed(host)
 
 
 # Each refusal names the header and the setting that would allow it, never the value sent.
