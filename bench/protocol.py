@@ -10,8 +10,8 @@ all of them see the same background load; each figure is then divided by the flo
 throughput as ours/floor (higher is better, 1.00x is the floor) and p50 latency as
 ours/floor (lower is better). The server's own CPU time per request (user and system, from
 ``/proc``) is the steadiest figure on a shared machine and is shown beside them. Both eras
-are shown: ``ping`` exists only in the handshake
-era, ``server/discover`` only at 2026-07-28.
+are shown: ``ping`` exists only in the handshake era, ``server/discover`` only at
+2026-07-28.
 
 Memory: a separate server with the remember gate on, over 1,000 records, is measured idle
 (after its first ``/health``) and after a fixed workload of three phases: 300 recalls, 5
