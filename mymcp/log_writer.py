@@ -22,7 +22,6 @@ import logging
 import os
 import queue
 import threading
-import time
 from typing import Any, TextIO
 
 from mymcp.threads import batch_scheduling
@@ -57,6 +56,7 @@ class LogWriter:
         self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._wake = threading.Event()  # ends the linger at once: someone waits
 
     @property
     def running(self) -> bool:
@@ -85,6 +85,12 @@ class LogWriter:
         self._wait(_Marker(stop=True), timeout)
         with self._lock:
             self._thread = None
+        while True:  # anything handed over while the thread was ending
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            _write([item])
 
     def forget_thread(self) -> None:
         """In a forked child: the thread did not come along, so write directly from now on."""
@@ -93,9 +99,10 @@ class LogWriter:
 
     def _wait(self, marker: _Marker, timeout: float) -> None:
         thread = self._thread
-        if thread is None or not thread.is_alive():
+        if thread is None or not thread.is_alive() or thread is threading.current_thread():
             return
         self._queue.put(marker)
+        self._wake.set()
         marker.done.wait(timeout)
 
     def _run(self) -> None:
@@ -109,20 +116,21 @@ class LogWriter:
                     break
             if _write(batch):
                 return
-            time.sleep(LINGER_SECONDS)
+            self._wake.wait(LINGER_SECONDS)
+            self._wake.clear()
 
 
 def _write(batch: list[_Item]) -> bool:
     """Write ``batch`` in order, one write per run of lines to the same stream; True: stop."""
     lines: list[str] = []
     current: tuple[logging.StreamHandler[TextIO], logging.LogRecord] | None = None
+    stop = False
     for item in batch:
         if isinstance(item, _Marker):
             _emit(current, lines)
             current, lines = None, []
             item.done.set()
-            if item.stop:
-                return True
+            stop = stop or item.stop
             continue
         target, record = item
         if not _plain_stream(target):
@@ -141,7 +149,7 @@ def _write(batch: list[_Item]) -> bool:
             except Exception:  # noqa: BLE001 - exactly what StreamHandler.emit does
                 target.handleError(record)
     _emit(current, lines)
-    return False
+    return stop
 
 
 def _plain_stream(target: logging.Handler) -> bool:
@@ -168,18 +176,27 @@ def _emit(
 
 
 class DeferredHandler(logging.Handler):
-    """Stands in for ``target``: its records are written by the writer's thread."""
+    """Stands in for ``target``: its records are written by the writer's thread.
 
-    def __init__(self, target: logging.Handler, writer: LogWriter) -> None:
+    With ``at_once`` every record is written before :meth:`handle` returns (after all those
+    handed over before it): for lines as rare and as final as a server's own start and
+    stop, which a process may be killed right after (Uvicorn re-raises the signal that
+    stopped it once it has said so).
+    """
+
+    def __init__(self, target: logging.Handler, writer: LogWriter, *, at_once: bool = False):
         super().__init__(target.level)
         self.target = target
         self._writer = writer
+        self._at_once = at_once
 
     def handle(self, record: logging.LogRecord) -> bool:
         # No lock: handing over is thread-safe, and the target's lock guards the writing.
         if not self.filter(record):
             return False
         self._writer.put(self.target, _frozen(record, self.target))
+        if self._at_once:
+            self._writer.flush()
         return True
 
     def emit(self, record: logging.LogRecord) -> None:

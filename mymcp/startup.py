@@ -52,11 +52,14 @@ def _write_off_the_request_path(root: logging.Logger) -> None:
     for handler in root.handlers:  # the one basicConfig made: the same lines, made faster
         handler.setFormatter(log_writer.LineFormatter())
     writer = log_writer.process_writer()
-    for logger in (root, *(logging.getLogger(name) for name in _UVICORN_LOGGERS)):
+    for name in ("", *_UVICORN_LOGGERS):
+        logger = logging.getLogger(name)
         for handler in list(logger.handlers):
             if not isinstance(handler, log_writer.DeferredHandler):
+                # Uvicorn's own lines (start, stop, errors) are few and may be its last.
+                deferred = log_writer.DeferredHandler(handler, writer, at_once=name == "uvicorn")
                 logger.removeHandler(handler)
-                logger.addHandler(log_writer.DeferredHandler(handler, writer))
+                logger.addHandler(deferred)
     # Nothing the format shows comes from these; looking them up costs every record.
     logging.logThreads = False
     logging.logProcesses = False

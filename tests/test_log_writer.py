@@ -210,3 +210,20 @@ def test_lines_below_the_level_cost_no_rendering(
     assert body == b'{"jsonrpc":"2.0","id":"a","result":{}}'
     assert exchange.answered(note, None) is None
     assert caplog.records == []
+
+
+def test_an_at_once_line_is_written_with_everything_before_it_when_logging_returns(
+    writer: log_writer.LogWriter,
+) -> None:
+    logger, stream = _deferred(writer)
+    target = logging.StreamHandler(stream)
+    target.setFormatter(log_writer.LineFormatter())
+    server = logging.Logger("uvicorn.error")
+    server.addHandler(log_writer.DeferredHandler(target, writer, at_once=True))
+
+    logger.warning("queued first")
+    server.warning("Finished server process [%d]", 7)
+
+    assert stream.getvalue() == (
+        "WARNING:mcp:queued first\nWARNING:uvicorn.error:Finished server process [7]\n"
+    )
