@@ -8,6 +8,7 @@ protocol error) is answered without one. ``tests/test_stdio.py`` checks the same
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -15,9 +16,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from mymcp.app import create_app
 from mymcp.routes import mcp as mcp_route
 from tests import modern
-from tests.synthetic_host import BASE_URL, SyntheticHost
+from tests.synthetic_host import BASE_URL, SyntheticHost, runtime_for, tool_definition
 
 HANDSHAKE_ONLY = {"mcp-protocol-version": "2025-11-25"}
 # Requests that never wait, with the headers they are sent with.
@@ -114,3 +116,17 @@ def test_a_request_through_the_full_stack_gets_the_same_answer(host: SyntheticHo
             full = routed.post("/base/mcp", content=body)
             assert (full.status_code, full.content) == (front.status_code, front.content)
             assert sorted(full.headers.items()) == sorted(front.headers.items())
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux scheduling policies")
+def test_tool_calls_run_on_threads_that_never_preempt_the_loop() -> None:
+    def policy(arguments: dict[str, Any]) -> Any:
+        return {"content": [], "policy": os.sched_getscheduler(0)}
+
+    app = create_app(runtime_for([(tool_definition("policy"), policy)]))
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "policy"}}
+    with TestClient(app, base_url=BASE_URL) as client:
+        answer = client.post("/mcp", json=message).json()
+
+    assert answer["result"]["policy"] == os.SCHED_BATCH
+    assert os.sched_getscheduler(0) != os.SCHED_BATCH  # the caller's thread keeps its own
