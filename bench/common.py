@@ -1,8 +1,10 @@
 """Building blocks shared by the benchmark sections.
 
 - :func:`seed_root` writes N valid version 2 records of realistic size into a memory root.
-- :class:`Server` runs the production app under a real uvicorn process on a free loopback
-  port, with a temporary HOME and memory root, and :class:`McpHttp` talks to it over HTTP.
+- :class:`Server` runs the production app (or another factory, such as the protocol floor)
+  under a real uvicorn process on a free loopback port, with a temporary HOME and memory
+  root, optionally pinned to chosen CPUs with ``taskset``; it reports the process's CPU time
+  and resident memory. :class:`McpHttp` talks to it over HTTP.
 - :func:`measure` times repeated calls (after a warm-up) and :func:`read_parse_floor` times
   the plain "read every file and json.loads it" loop that a recall is compared with.
 - :func:`print_table` prints a compact fixed-width table.

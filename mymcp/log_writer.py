@@ -73,8 +73,10 @@ class LogWriter:
         """Hand ``record`` over for ``target``; written directly when the writer is stopped."""
         if self._thread is None:
             target.handle(record)
-        else:
-            self._queue.put((target, record))
+            return
+        self._queue.put((target, record))
+        if self._thread is None:  # the writer stopped meanwhile: nobody else will write it
+            self._write_leftovers()
 
     def flush(self, timeout: float = STOP_TIMEOUT_SECONDS) -> None:
         """Wait until every record handed over before this call is written."""
@@ -85,7 +87,11 @@ class LogWriter:
         self._wait(_Marker(stop=True), timeout)
         with self._lock:
             self._thread = None
-        while True:  # anything handed over while the thread was ending
+        self._write_leftovers()
+
+    def _write_leftovers(self) -> None:
+        """Write, on this thread, anything handed over while the writer was ending."""
+        while True:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
