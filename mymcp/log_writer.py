@@ -122,8 +122,9 @@ class LogWriter:
                     break
             if _write(batch):
                 return
-            self._wake.wait(LINGER_SECONDS)
-            self._wake.clear()
+            if len(batch) < MAX_BATCH:  # the queue was empty: let the next lines gather
+                self._wake.wait(LINGER_SECONDS)
+                self._wake.clear()
 
 
 def _write(batch: list[_Item]) -> bool:
