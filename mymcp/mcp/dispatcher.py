@@ -124,7 +124,7 @@ class MCPDispatcher:
         if isinstance(method, (list, dict)):
             return jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if method == TOOLS_CALL:
-            return self._tool_work(request_id, params, protocol_version, modern=False)
+            return self._tool_work(request_id, params, protocol_version, stateless=False)
         handler = self._methods.get(method) if isinstance(method, str) else None
         if handler is None:
             return jsonrpc.error(
@@ -143,7 +143,7 @@ class MCPDispatcher:
             return refused
         request_id, method, params = message["id"], message["method"], message["params"]
         if method == TOOLS_CALL:
-            return self._tool_work(request_id, params, _MODERN_VERSION, modern=True)
+            return self._tool_work(request_id, params, _MODERN_VERSION, stateless=True)
         entry = self._modern_methods.get(method)
         if entry is None:
             return modern.not_found(request_id, method)
@@ -152,9 +152,12 @@ class MCPDispatcher:
         return modern.completed(response, ttl_ms=ttl_ms)
 
     def _tool_work(
-        self, request_id: Any, params: dict[str, Any], version: str | None, *, modern: bool
+        self, request_id: Any, params: dict[str, Any], version: str | None, *, stateless: bool
     ) -> Response | ToolWork:
-        """A ``tools/call`` whose params and Tool name pass, as work; else its error."""
+        """A ``tools/call`` whose params and Tool name pass, as work; else its error.
+
+        ``stateless``: a 2026-07-28 call, whose result gets that revision's fields.
+        """
         name = params.get("name")
         arguments = params["arguments"] if "arguments" in params else {}
         if not isinstance(arguments, dict) or isinstance(name, (list, dict)):
@@ -162,7 +165,7 @@ class MCPDispatcher:
         if name not in self._registry:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, _named("Unknown tool", name))
         call = functools.partial(self._call_tool, request_id, name, arguments, version)
-        if modern:
+        if stateless:
             return ToolWork(functools.partial(_completed_call, call))
         return ToolWork(call)
 
