@@ -1,8 +1,10 @@
 """Building blocks shared by the benchmark sections.
 
 - :func:`seed_root` writes N valid version 2 records of realistic size into a memory root.
-- :class:`Server` runs the production app under a real uvicorn process on a free loopback
-  port, with a temporary HOME and memory root, and :class:`McpHttp` talks to it over HTTP.
+- :class:`Server` runs the production app (or another factory, such as the protocol floor)
+  under a real uvicorn process on a free loopback port, with a temporary HOME and memory
+  root, optionally pinned to chosen CPUs with ``taskset``; it reports the process's CPU time
+  and resident memory. :class:`McpHttp` talks to it over HTTP.
 - :func:`measure` times repeated calls (after a warm-up) and :func:`read_parse_floor` times
   the plain "read every file and json.loads it" loop that a recall is compared with.
 - :func:`print_table` prints a compact fixed-width table.
@@ -18,6 +20,7 @@ import http.client
 import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -209,6 +212,12 @@ class Server:
     gates: Mapping[str, bool] = field(default_factory=dict)
     startup_timeout: float = 30.0
     port: int = 0
+    # Another app to serve instead (the protocol floor), found in ``app_dir``.
+    factory: str = "mymcp.app:create_production_app"
+    app_dir: Path | None = None
+    # The CPUs the server may run on (``taskset -c``), where taskset exists.
+    cpus: str | None = None
+    health_path: str = "/health"
     _process: subprocess.Popen[bytes] | None = None
     _home: tempfile.TemporaryDirectory[str] | None = None
 
@@ -225,11 +234,13 @@ class Server:
             env[f"MNEMOSYNE_MEMORY_{gate}_ENABLED"] = "true" if enabled else "false"
         self.port = free_port()
         command = [
+            *pinned(self.cpus),
             sys.executable,
             "-m",
             "uvicorn",
             "--factory",
-            "mymcp.app:create_production_app",
+            self.factory,
+            *(["--app-dir", str(self.app_dir)] if self.app_dir is not None else []),
             "--host",
             "127.0.0.1",
             "--port",
@@ -255,11 +266,24 @@ class Server:
             if self._process.poll() is not None:
                 raise RuntimeError("the server exited during startup")
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/health", timeout=1.0).status_code == 200:
+                if httpx.get(self.url + self.health_path, timeout=1.0).status_code < 500:
                     return
             time.sleep(0.05)
         self.__exit__()
         raise RuntimeError("the server did not start in time")
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU time the server process has used so far (Linux only)."""
+        assert self._process is not None
+        fields = Path(f"/proc/{self._process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss_mib(self) -> float:
+        """The server process's resident set size now, in MiB (Linux only)."""
+        assert self._process is not None
+        status = Path(f"/proc/{self._process.pid}/status").read_text()
+        line = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
+        return int(line.split()[1]) / 1024
 
     def __exit__(self, *exc_info: object) -> None:
         if self._process is not None:
@@ -273,6 +297,13 @@ class Server:
         if self._home is not None:
             self._home.cleanup()
             self._home = None
+
+
+def pinned(cpus: str | None) -> list[str]:
+    """The ``taskset`` prefix that keeps a command on ``cpus``, if asked and available."""
+    if cpus is None or shutil.which("taskset") is None:
+        return []
+    return ["taskset", "-c", cpus]
 
 
 class McpHttp:
@@ -331,6 +362,10 @@ class McpHttp:
         if response.status != 200:
             raise RuntimeError(f"{method} got HTTP {response.status}")
         return json.loads(body)
+
+    def post(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
+        """The decoded answer to one request (any status but 200 raises)."""
+        return self._post(method, params)
 
     def list_tools(self) -> int:
         """How many Tools ``tools/list`` names."""

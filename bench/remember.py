@@ -39,7 +39,7 @@ MAX_SCOPE_RECORDS = 1000
 HEADER = ("N", "floor p50", "remember p50", "remember p99", "remember/floor")
 
 
-def _draft(rng: random.Random, index: int) -> dict[str, Any]:
+def draft(rng: random.Random, index: int) -> dict[str, Any]:
     words = [rng.choice(WORDS) for _ in range(rng.randint(60, 160))]
     return {
         "scope": SEED_SCOPE.value,
@@ -54,7 +54,7 @@ def _draft(rng: random.Random, index: int) -> dict[str, Any]:
     }
 
 
-def _record_path(root: Path, reference: dict[str, Any]) -> Path:
+def record_path(root: Path, reference: dict[str, Any]) -> Path:
     parts = [reference["scope"], reference["namespace_id"]]
     if reference["collection_id"] is not None:
         parts.append(reference["collection_id"])
@@ -65,13 +65,13 @@ def _time_remember(client: McpHttp, root: Path) -> Timing:
     rng = random.Random(7)
     samples: list[float] = []
     for index in range(WARMUP + CALLS):
-        arguments = _draft(rng, index)
+        arguments = draft(rng, index)
         started = time.perf_counter_ns()
         payload = client.call("memory_remember", arguments)
         elapsed = (time.perf_counter_ns() - started) / 1e6
         if payload["status"] != "remembered":
             raise RuntimeError(f"memory_remember answered {payload['status']}")
-        _record_path(root, payload["reference"]).unlink()
+        record_path(root, payload["reference"]).unlink()
         if index >= WARMUP:
             samples.append(elapsed)
     return Timing(percentile(samples, 0.5), percentile(samples, 0.99), len(samples))

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import eras  # noqa: E402
 import listing  # noqa: E402
 import policy  # noqa: E402
+import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
 import remember  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
@@ -30,6 +31,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("remember", remember.run),
     ("policy", policy.run),
     ("eras", eras.run),
+    ("protocol", protocol.run),
 ]
 
 

@@ -4,6 +4,12 @@
 composes the bundled plugin from the operator's settings and is the Uvicorn factory target
 (``uvicorn --factory mymcp.app:create_production_app``). There is no module-level app and
 importing this module does nothing.
+
+A plain ``POST /mcp`` is the request an MCP server answers thousands of times, so it does
+not walk FastAPI's middleware stack and router: the front of the stack checks ``Host`` and
+``Origin`` and hands it to the MCP endpoint directly. Everything else (``/health``,
+``/version``, another method on ``/mcp`` and its 405, an unknown path and its 404, a
+``root_path`` deployment) goes through the full stack as before.
 """
 
 from __future__ import annotations
@@ -12,24 +18,62 @@ import inspect
 from typing import Any
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mymcp import settings
 from mymcp.mcp.dispatcher import MCPDispatcher, RuntimeLike
 from mymcp.routes import health, mcp, version
-from mymcp.routes.security import HttpSecurity, SecurityMiddleware
+from mymcp.routes.security import HttpSecurity, SecurityMiddleware, refused
+
+
+class _McpApp(FastAPI):
+    """FastAPI with the fast path for ``POST /mcp`` in front of its middleware stack."""
+
+    def __init__(self, endpoint: mcp.McpEndpoint, security: HttpSecurity, **options: Any):
+        super().__init__(**options)
+        self._mcp_endpoint = endpoint
+        self._security = security
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return _McpFront(super().build_middleware_stack(), self._mcp_endpoint, self._security)
+
+
+class _McpFront:
+    """Serves a plain ``POST /mcp`` itself and passes every other request on to ``stack``."""
+
+    def __init__(self, stack: ASGIApp, endpoint: mcp.McpEndpoint, security: HttpSecurity):
+        self._stack = stack
+        self._endpoint = endpoint
+        self._security = security
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["path"] == mcp.PATH
+            and scope["method"] == "POST"
+            and not scope.get("root_path")
+        ):
+            if not await refused(self._security, scope, send):
+                await self._endpoint(scope, receive, send)
+            return
+        await self._stack(scope, receive, send)
 
 
 def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) -> FastAPI:
     """An app serving ``runtime``; apps built from different runtimes share nothing."""
-    app = FastAPI(
+    security = security or HttpSecurity()
+    endpoint = mcp.McpEndpoint(MCPDispatcher(runtime))
+    app = _McpApp(
+        endpoint,
+        security,
         title=settings.APP_TITLE,
         docs_url=None,
         redoc_url=None,
         openapi_url=None,
         **_without_telemetry(),
     )
-    app.add_middleware(SecurityMiddleware, security=security or HttpSecurity())
-    app.include_router(mcp.create_router(MCPDispatcher(runtime)))
+    app.add_middleware(SecurityMiddleware, security=security)
+    app.include_router(mcp.create_router(endpoint))
     app.include_router(health.router)
     app.include_router(version.router)
     return app

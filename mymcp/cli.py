@@ -173,6 +173,7 @@ def _serve(host: str, port: int, **options: Any) -> int | None:
     except SystemExit as stopped:  # Uvicorn exits by itself when it cannot bind
         if stopped.code in (0, None) or not _port_taken(host, port):
             raise
+        _flush_logging()
         print(
             f"mymcp: port {port} on {host} is already in use, often by another MyMCP; "
             "stop it or choose another port with --port",
@@ -193,6 +194,7 @@ def _stdio() -> int:
     except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
         return _setup_failure(error)
     stdio.serve(runtime, sys.stdin.buffer, output)
+    startup.flush_logging()
     return 0
 
 
@@ -215,8 +217,15 @@ def _setup_failure(error: BaseException) -> int:
     lines = startup.setup_problem(error)
     if lines is None:
         raise error
+    startup.flush_logging()  # the log lines made so far come before the explanation
     print(f"mymcp: {lines[0]}", *lines[1:], sep="\n", file=sys.stderr)
     return 1
+
+
+def _flush_logging() -> None:
+    from mymcp import startup
+
+    startup.flush_logging()
 
 
 def _port_taken(host: str, port: int) -> bool:

@@ -1,9 +1,11 @@
 """MCP over standard input and output, for clients that start the server as a command.
 
 The wire is newline-delimited JSON-RPC 2.0 in UTF-8: one message per line each way, and the
-output carries nothing else. The reader never waits for a Tool: requests run on worker
+output carries nothing else. The reader never waits for a Tool: Tool calls run on worker
 threads and each answer, carrying its request's id, is written as soon as it is ready, so
-answers to pipelined requests may come in any order.
+answers to pipelined requests may come in any order. What never waits (``initialize``,
+``ping``, ``tools/list``, ``server/discover``, notifications and every protocol error) is
+answered by the reader itself.
 
 Both eras are served, request by request (``mymcp.mcp.era``): a request whose ``_meta``
 names its protocol version is a 2026-07-28 request and carries everything it needs; any
@@ -21,7 +23,6 @@ Logging, the dispatcher and the Tools are exactly those of HTTP.
 
 from __future__ import annotations
 
-import functools
 import logging
 import signal
 import threading
@@ -33,8 +34,9 @@ from types import FrameType
 from typing import Any, BinaryIO
 
 from mymcp.mcp import exchange, jsonrpc
-from mymcp.mcp.dispatcher import MCPDispatcher, RuntimeLike
+from mymcp.mcp.dispatcher import MCPDispatcher, Prepared, RuntimeLike, ToolWork
 from mymcp.mcp.era import Era, era_of
+from mymcp.threads import batch_scheduling
 
 # Tool calls run at once; more wait for a free worker. One client drives a stdio server.
 DISPATCH_WORKERS = 8
@@ -76,7 +78,9 @@ class StdioServer:
 
     def serve(self, source: BinaryIO) -> None:
         """Answer every message of ``source``; returns once it ends and all answers are out."""
-        pool = ThreadPoolExecutor(DISPATCH_WORKERS, thread_name_prefix="mymcp-stdio")
+        pool = ThreadPoolExecutor(
+            DISPATCH_WORKERS, thread_name_prefix="mymcp-stdio", initializer=batch_scheduling
+        )
         stopped = False
         try:
             with _stop_on_signals():
@@ -102,12 +106,21 @@ class StdioServer:
         if not incoming.is_request:
             self._notification(message, incoming)
         elif era_of(message, None) is Era.MODERN:
-            self._submit(message, incoming, pool, self._dispatcher.dispatch_modern)
+            self._settle(self._dispatcher.prepare_modern(message), incoming, pool)
         elif incoming.method == _INITIALIZE:
             self._initialize(message, incoming)
         else:
-            legacy = functools.partial(self._dispatcher.dispatch, protocol_version=self._version)
-            self._submit(message, incoming, pool, legacy)
+            prepared = self._dispatcher.prepare(message, protocol_version=self._version)
+            self._settle(prepared, incoming, pool)
+
+    def _settle(
+        self, prepared: Prepared, incoming: exchange.Incoming, pool: ThreadPoolExecutor
+    ) -> None:
+        """Answer at once, or hand a Tool call to a worker."""
+        if isinstance(prepared, ToolWork):
+            self._submit(prepared, incoming, pool)
+        else:
+            self._answer(incoming, prepared)
 
     def _notification(self, message: Any, incoming: exchange.Incoming) -> None:
         if incoming.method == _CANCELLED:
@@ -122,11 +135,7 @@ class StdioServer:
         self._answer(incoming, response)
 
     def _submit(
-        self,
-        message: Any,
-        incoming: exchange.Incoming,
-        pool: ThreadPoolExecutor,
-        call: Callable[[Any], dict[str, Any] | None],
+        self, work: ToolWork, incoming: exchange.Incoming, pool: ThreadPoolExecutor
     ) -> None:
         self._slots.acquire()
         pending = _Pending(_id_key(incoming.request_id))
@@ -134,7 +143,7 @@ class StdioServer:
 
         def run() -> None:
             try:
-                response = call(message)
+                response = work.run()
             except Exception:  # noqa: BLE001 - the dispatcher already bounds handler failures
                 _logger.error("dispatch failed method=%s", jsonrpc.log_value(incoming.method))
                 response = jsonrpc.error(

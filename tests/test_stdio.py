@@ -19,6 +19,7 @@ import pytest
 
 from mymcp import stdio
 from mymcp.mcp import exchange
+from tests import modern
 from tests.synthetic_host import MARKER, Calls, SlowGate, runtime_for, synthetic_tools
 
 TIMEOUT = 10.0
@@ -332,3 +333,27 @@ def test_the_log_lines_are_those_of_http_and_carry_no_payload(
     assert lines[3] == "request id=12 method=nope"
     assert lines[4].startswith("response id=12 method=nope outcome=error code=-32601 ")
     assert MARKER not in caplog.text
+
+
+# --- what never waits -----------------------------------------------------------------
+
+
+def test_stdio_answers_what_never_waits_while_every_worker_is_busy(session: Session) -> None:
+    busy = list(range(stdio.DISPATCH_WORKERS))
+    for request_id in busy:
+        session.call("slow", request_id=request_id)
+    assert session.gate.started.wait(TIMEOUT)
+    session.send(
+        {"jsonrpc": "2.0", "id": "ping", "method": "ping"},
+        {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": "tool", "method": "tools/call", "params": {"name": "nope"}},
+        {"jsonrpc": "2.0", "id": "method", "method": "nope"},
+        modern.request("server/discover", request_id="discover"),
+    )
+
+    answered = [session.receive() for _ in range(5)]
+
+    assert [answer["id"] for answer in answered] == ["ping", "list", "tool", "method", "discover"]
+    assert session.calls.names().count("slow") <= stdio.DISPATCH_WORKERS
+    session.gate.release.set()
+    assert sorted(answer["id"] for answer in session.finish()) == busy

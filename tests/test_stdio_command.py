@@ -269,3 +269,23 @@ def test_startup_takes_well_under_a_second_of_work(start_peer: StartPeer) -> Non
     peer.request("ping")
 
     assert time.monotonic() - started < 5.0  # generous: CI machines are slow and shared
+
+
+@pytest.mark.slow
+def test_every_log_line_is_written_before_the_command_ends_at_end_of_input(
+    start_peer: StartPeer,
+) -> None:
+    peer = start_peer()
+    pings = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(200)]
+    calls = [_call("list_tools", {}, f"call-{n}") for n in range(50)]
+    peer.send(*pings, *calls)
+    peer.close_input()
+
+    code, _ = peer.wait()
+
+    assert code == 0, peer.log()
+    lines = peer.log().splitlines()
+    for request_id in [*range(200), *(f"call-{n}" for n in range(50))]:
+        assert any(line.startswith(f"INFO:mcp:request id={request_id} method=") for line in lines)
+        assert any(line.startswith(f"INFO:mcp:response id={request_id} ") for line in lines)
+    assert len([line for line in lines if line.startswith("INFO:mcp:response ")]) == 250

@@ -1,7 +1,20 @@
-"""JSON-RPC dispatch of one decoded MCP message against a runtime's Tool registry."""
+"""JSON-RPC dispatch of one decoded MCP message against a runtime's Tool registry.
+
+A transport asks :meth:`MCPDispatcher.prepare` (or ``prepare_modern``) for the answer to a
+message. Everything that never waits (``initialize``, ``ping``, ``tools/list``,
+``server/discover``, notifications and every protocol error) is answered right there, on
+the caller's thread; a Tool call, which reads and writes files, comes back as a
+:class:`ToolWork` for the transport to run on a worker thread. ``dispatch`` does both steps
+in one call.
+
+The answers that never change are :class:`~mymcp.mcp.fixed.FixedResult` values built once
+per dispatcher (per protocol revision and era), so a transport writes their bytes without
+encoding them again.
+"""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -9,6 +22,7 @@ from typing import Any, Protocol
 from mymcp import settings
 from mymcp.mcp import jsonrpc, modern
 from mymcp.mcp.era import HttpHeaders
+from mymcp.mcp.fixed import FixedResult, fixed
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
@@ -18,6 +32,23 @@ Response = dict[str, Any]
 Handler = Callable[[Any, dict[str, Any], str | None], Response]
 # The revision a 2026-07-28 request is answered in once it passed its checks.
 _MODERN_VERSION = settings.MODERN_PROTOCOL_VERSIONS[-1]
+
+
+class ToolWork:
+    """A Tool call that passed every protocol check and must run off the event loop.
+
+    :meth:`run` calls the Tool and returns the response envelope; a failing Tool is a
+    bounded ``-32603``, exactly as in :meth:`MCPDispatcher.dispatch`.
+    """
+
+    __slots__ = ("run",)
+
+    def __init__(self, run: Callable[[], Response]) -> None:
+        self.run = run
+
+
+Prepared = Response | ToolWork | None
+_EMPTY = FixedResult({})
 
 
 class RuntimeLike(Protocol):
@@ -40,25 +71,46 @@ class MCPDispatcher:
         if not isinstance(registry, ToolRegistry):
             raise ValueError("invalid MCP runtime")
         self._registry = registry
+        # The answers that never change, encoded once: one Tool list, one discovery and
+        # one initialize result per revision that negotiation can answer with.
+        self._tools = fixed({"tools": registry.tools})
+        self._discovery = FixedResult(modern.discover_result())
+        self._initialize_results = {
+            version: FixedResult(initialize_result(version))
+            for version in {settings.PROTOCOL_VERSION, *settings.SUPPORTED_PROTOCOL_VERSIONS}
+        }
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": self._empty,
             "notifications/initialized": self._empty,
             "tools/list": self._tools_list,
-            "tools/call": self._tools_call,
         }
-        # 2026-07-28: the methods and, for the cacheable ones, their time to live.
+        # 2026-07-28: the methods and, for the cacheable ones, their time to live. Both
+        # tables leave out tools/call, which prepare() turns into ToolWork first.
         self._modern_methods: dict[str, tuple[Handler, int | None]] = {
             modern.DISCOVER: (self._discover, modern.DISCOVER_TTL_MS),
             "tools/list": (self._tools_list, modern.TOOLS_LIST_TTL_MS),
-            "tools/call": (self._tools_call, None),
         }
 
     def dispatch(self, message: Any, *, protocol_version: str | None = None) -> Response | None:
         """The response envelope for ``message``, or None for a notification.
 
         ``protocol_version`` is the revision the client says it speaks on this request (the
-        ``MCP-Protocol-Version`` header), if any.
+        ``MCP-Protocol-Version`` header), if any. A Tool call runs on the calling thread.
+        """
+        return _settled(self.prepare(message, protocol_version=protocol_version))
+
+    def dispatch_modern(self, message: Any, headers: HttpHeaders | None = None) -> Response | None:
+        """The 2026-07-28 answer to ``message``, or None for a notification.
+
+        ``headers`` are the request metadata headers over HTTP, None over stdio.
+        """
+        return _settled(self.prepare_modern(message, headers))
+
+    def prepare(self, message: Any, *, protocol_version: str | None = None) -> Prepared:
+        """Like :meth:`dispatch`, but a Tool call comes back as :class:`ToolWork`.
+
+        Any other answer is final; a fixed one is shared and must not be changed.
         """
         if not isinstance(message, dict):
             return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
@@ -71,6 +123,8 @@ class MCPDispatcher:
         method = message.get("method")
         if isinstance(method, (list, dict)):
             return jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Invalid Request")
+        if method == TOOLS_CALL:
+            return self._tool_work(request_id, params, protocol_version, stateless=False)
         handler = self._methods.get(method) if isinstance(method, str) else None
         if handler is None:
             return jsonrpc.error(
@@ -78,11 +132,8 @@ class MCPDispatcher:
             )
         return _run(handler, request_id, params, protocol_version, method)
 
-    def dispatch_modern(self, message: Any, headers: HttpHeaders | None = None) -> Response | None:
-        """The 2026-07-28 answer to ``message``, or None for a notification.
-
-        ``headers`` are the request metadata headers over HTTP, None over stdio.
-        """
+    def prepare_modern(self, message: Any, headers: HttpHeaders | None = None) -> Prepared:
+        """Like :meth:`dispatch_modern`, but a Tool call comes back as :class:`ToolWork`."""
         if not isinstance(message, dict):
             return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if "id" not in message:
@@ -91,6 +142,8 @@ class MCPDispatcher:
         if refused is not None:
             return refused
         request_id, method, params = message["id"], message["method"], message["params"]
+        if method == TOOLS_CALL:
+            return self._tool_work(request_id, params, _MODERN_VERSION, stateless=True)
         entry = self._modern_methods.get(method)
         if entry is None:
             return modern.not_found(request_id, method)
@@ -98,29 +151,66 @@ class MCPDispatcher:
         response = _run(handler, request_id, params, _MODERN_VERSION, method)
         return modern.completed(response, ttl_ms=ttl_ms)
 
-    def _discover(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
-        return jsonrpc.result(request_id, modern.discover_result())
+    def _tool_work(
+        self, request_id: Any, params: dict[str, Any], version: str | None, *, stateless: bool
+    ) -> Response | ToolWork:
+        """A ``tools/call`` whose params and Tool name pass, as work; else its error.
 
-    def _initialize(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
-        return jsonrpc.result(request_id, initialize_result(params.get("protocolVersion")))
-
-    def _empty(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
-        return jsonrpc.result(request_id, {})
-
-    def _tools_list(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
-        return jsonrpc.result(request_id, {"tools": self._registry.tools})
-
-    def _tools_call(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+        ``stateless``: a 2026-07-28 call, whose result gets that revision's fields.
+        """
         name = params.get("name")
         arguments = params["arguments"] if "arguments" in params else {}
         if not isinstance(arguments, dict) or isinstance(name, (list, dict)):
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params")
         if name not in self._registry:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, _named("Unknown tool", name))
-        result = self._registry.call_tool(name, arguments)
-        if isinstance(result, dict) and not speaks_structured_content(version):
+        call = functools.partial(self._call_tool, request_id, name, arguments, version)
+        if stateless:
+            return ToolWork(functools.partial(_completed_call, call))
+        return ToolWork(call)
+
+    def _call_tool(
+        self, request_id: Any, name: object, arguments: dict[str, Any], version: str | None
+    ) -> Response:
+        try:
+            result = self._registry.call_tool(name, arguments)
+        except Exception:  # noqa: BLE001 - a failing Tool is a bounded JSON-RPC error (D3)
+            _logger.error("handler failed method=%s", TOOLS_CALL)
+            return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+        if (
+            isinstance(result, dict)
+            and STRUCTURED_CONTENT in result
+            and not speaks_structured_content(version)
+        ):
             result = {key: value for key, value in result.items() if key != STRUCTURED_CONTENT}
         return jsonrpc.result(request_id, result)
+
+    def _discover(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+        return jsonrpc.result(request_id, self._discovery)
+
+    def _initialize(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+        negotiated = negotiate_protocol_version(params.get("protocolVersion"))
+        return jsonrpc.result(request_id, self._initialize_results[negotiated])
+
+    def _empty(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+        return jsonrpc.result(request_id, _EMPTY)
+
+    def _tools_list(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+        # A Tool list that cannot be encoded fails per request, with -32603, as it always did.
+        tools = self._tools if self._tools is not None else {"tools": self._registry.tools}
+        return jsonrpc.result(request_id, tools)
+
+
+def _settled(prepared: Prepared) -> Response | None:
+    """A final answer with a plain copy of any fixed result, free to be changed."""
+    response = prepared.run() if isinstance(prepared, ToolWork) else prepared
+    if response is not None and isinstance(response.get("result"), FixedResult):
+        response = {**response, "result": response["result"].plain()}
+    return response
+
+
+def _completed_call(call: Callable[[], Response]) -> Response:
+    return modern.completed(call())
 
 
 def _run(
@@ -133,6 +223,7 @@ def _run(
         return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
 
 
+TOOLS_CALL = "tools/call"
 STRUCTURED_CONTENT = "structuredContent"
 # The first MCP revision with structured Tool results; older clients get the text item only,
 # exactly as the original 0.2.0 answered.

@@ -5,15 +5,20 @@ HTTP and stdio move bytes differently but must say the same things about a messa
 and the response bytes, with a bounded ``-32603`` in place of anything that cannot be
 encoded. A transport calls :func:`received` with the decoded message, dispatches it, and
 hands the dispatcher's answer to :func:`answered`.
+
+A line below the logger's level costs one level check: its fields are not even rendered.
+An answer around a fixed result is written from its bytes encoded once
+(``mymcp.mcp.fixed``), with the same bytes the plain encoding gives.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from typing import Any, NamedTuple
 
-from mymcp.mcp import jsonrpc
+from mymcp.mcp import fixed, jsonrpc
 
 # The largest message a transport accepts (an HTTP body, a stdio line), before parsing.
 MAX_MESSAGE_BYTES = 1024 * 1024
@@ -36,10 +41,8 @@ def received(message: Any) -> Incoming:
     is_request = not is_object or "id" in message
     request_id = message.get("id") if is_object else None
     method = message.get("method") if is_object else None
-    if is_request:
-        _logger.info(
-            "request id=%s method=%s", jsonrpc.log_value(request_id), jsonrpc.log_value(method)
-        )
+    if is_request and _logger.isEnabledFor(logging.INFO):
+        _logger.info("request id=%s method=%s", _shown(request_id), _shown(method))
     return Incoming(is_request, request_id, method, time.perf_counter())
 
 
@@ -55,9 +58,12 @@ def reply(
     """Like :func:`answered`, with the envelope the bytes encode (it may be a fallback)."""
     duration_ms = round((time.perf_counter() - incoming.started) * 1000)
     if response is None:
-        _logger.debug(
-            "notification method=%s duration_ms=%d", jsonrpc.log_value(incoming.method), duration_ms
-        )
+        if _logger.isEnabledFor(logging.DEBUG):
+            _logger.debug(
+                "notification method=%s duration_ms=%d",
+                _shown(incoming.method),
+                duration_ms,
+            )
         return None
     body, sent = serialize(response, incoming.request_id)
     _log_outcome(sent, incoming, duration_ms)
@@ -70,6 +76,9 @@ def serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[st
     Returns the bytes and the envelope they encode: compact UTF-8 JSON, which never holds a
     newline byte (JSON escapes control characters inside strings).
     """
+    spliced = fixed.splice(response)
+    if spliced is not None:
+        return spliced, response
     for candidate in (
         response,
         jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"),
@@ -82,6 +91,7 @@ def serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[st
     raise AssertionError("the null-id error envelope is always encodable")
 
 
+@functools.lru_cache(maxsize=16)  # the transports' few fixed refusals
 def error_body(code: int, message: str) -> bytes:
     """The bytes of an error answer that has no request to refer to (a null id)."""
     return serialize(jsonrpc.error(None, code, message), None)[0]
@@ -98,9 +108,41 @@ def _encode(response: dict[str, Any]) -> bytes | None:
         return None
 
 
+# The methods a client sends most, rendered as jsonrpc.log_value renders them.
+_KNOWN_METHODS = {
+    method: jsonrpc.log_value(method)
+    for method in (
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "server/discover",
+        "notifications/initialized",
+        "notifications/cancelled",
+    )
+}
+
+
+def _shown(value: Any) -> str:
+    """``jsonrpc.log_value(value)``, without its checks for a known method or a small id."""
+    if type(value) is str:
+        known = _KNOWN_METHODS.get(value)
+        if known is not None:
+            return known
+    elif type(value) is int and -_SMALL < value < _SMALL:
+        return str(value)
+    return jsonrpc.log_value(value)
+
+
+_SMALL = 10**18  # an integer of at most 18 digits renders in full
+
+
 def _log_outcome(response: dict[str, Any], incoming: Incoming, duration_ms: int) -> None:
-    rid, name = jsonrpc.log_value(incoming.request_id), jsonrpc.log_value(incoming.method)
-    if "error" in response:
+    failed = "error" in response
+    if not _logger.isEnabledFor(logging.WARNING if failed else logging.INFO):
+        return
+    rid, name = _shown(incoming.request_id), _shown(incoming.method)
+    if failed:
         code = response["error"]["code"]
         _logger.warning(
             "response id=%s method=%s outcome=error code=%d duration_ms=%d",

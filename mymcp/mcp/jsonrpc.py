@@ -30,7 +30,9 @@ def decode_body(body: bytes) -> Any:
     """Decode a request body as strict JSON (no NaN/Infinity, no overflow, bounded depth)."""
     try:
         # Decoded strictly: json.loads(bytes) would let UTF-8-encoded surrogates through.
-        return jsonvalue.decode(body.decode(json.detect_encoding(body)))
+        # A body that opens with "{" is UTF-8 by the rules of json.detect_encoding.
+        utf8 = body[:1] == b"{" and body[1:2] != b"\x00"
+        return jsonvalue.decode(body.decode("utf-8" if utf8 else json.detect_encoding(body)))
     except (ValueError, TypeError):
         raise ParseError("Parse error") from None
 

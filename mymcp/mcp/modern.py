@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from mymcp import settings
@@ -41,6 +43,7 @@ from mymcp.mcp.era import (
     SERVER_INFO_KEY,
     HttpHeaders,
 )
+from mymcp.mcp.fixed import FixedResult
 from mymcp.mcp.instructions import INSTRUCTIONS
 
 Response = dict[str, Any]
@@ -170,20 +173,27 @@ def completed(response: Response, *, ttl_ms: int | None = None) -> Response:
     """``response`` with the fields a 2026-07-28 result carries (errors pass unchanged).
 
     ``ttl_ms`` adds the cache hints. A result that is not an object cannot carry them and
-    becomes ``-32603``.
+    becomes ``-32603``. A fixed result gets a fixed completion, built once.
     """
     if "result" not in response:
         return response
     result = response["result"]
+    if isinstance(result, FixedResult):
+        build = functools.partial(_completed_fields, ttl_ms=ttl_ms)
+        return {**response, "result": result.variant(("completed", ttl_ms), build)}
     if not isinstance(result, dict):
         return jsonrpc.error(response.get("id"), jsonrpc.INTERNAL_ERROR, "Internal error")
+    return {**response, "result": _completed_fields(result, ttl_ms=ttl_ms)}
+
+
+def _completed_fields(result: Mapping[str, Any], *, ttl_ms: int | None) -> dict[str, Any]:
     fields = {**result, "resultType": "complete"}
     if ttl_ms is not None:
         fields["ttlMs"] = ttl_ms
         fields["cacheScope"] = CACHE_SCOPE
     meta = result.get("_meta")
     fields["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_KEY: _server_info()}
-    return {**response, "result": fields}
+    return fields
 
 
 def _server_info() -> dict[str, str]:

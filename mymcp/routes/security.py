@@ -9,7 +9,7 @@ carrying an ``Origin`` that is not a loopback origin get 403. Ordinary MCP clien
 
 from __future__ import annotations
 
-import json
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from mymcp import jsonvalue
 
 ALLOWED_HOSTS_VARIABLE = "MYMCP_ALLOWED_HOSTS"
 ALLOWED_ORIGINS_VARIABLE = "MYMCP_ALLOWED_ORIGINS"
@@ -69,22 +71,32 @@ class SecurityMiddleware:
         self._security = security
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            refusal = self._refusal(scope)
-            if refusal is not None:
-                await _send_json(send, *refusal)
-                return
+        if scope["type"] == "http" and await refused(self._security, scope, send):
+            return
         await self._app(scope, receive, send)
 
-    def _refusal(self, scope: Scope) -> tuple[int, dict[str, Any]] | None:
-        headers = _headers(scope)
-        host = headers.get("host")
-        if host is not None and not self._security.host_allowed(host):
-            return 421, _HOST_REFUSED
-        origin = headers.get("origin")
-        if origin is not None and not self._security.origin_allowed(origin):
-            return 403, _ORIGIN_REFUSED
-        return None
+
+async def refused(security: HttpSecurity, scope: Scope, send: Send) -> bool:
+    """Answer an HTTP request whose ``Host`` or ``Origin`` is not allowed; True if it was."""
+    refusal = _refusal(security, scope)
+    if refusal is None:
+        return False
+    await _send_json(send, *refusal)
+    return True
+
+
+def _refusal(security: HttpSecurity, scope: Scope) -> tuple[int, dict[str, Any]] | None:
+    host, origin = _host_and_origin(scope)
+    if host is not None and not _host_allowed(security, host):
+        return 421, _HOST_REFUSED
+    if origin is not None and not security.origin_allowed(origin):
+        return 403, _ORIGIN_REFUSED
+    return None
+
+
+@functools.lru_cache(maxsize=64)  # a client sends the same Host on every request
+def _host_allowed(security: HttpSecurity, host: str) -> bool:
+    return security.host_allowed(host)
 
 
 # Each refusal names the header and the setting that would allow it, never the value sent.
@@ -100,10 +112,19 @@ _ORIGIN_REFUSED = {
 }
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    return {
-        key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]
-    }
+def _host_and_origin(scope: Scope) -> tuple[str | None, str | None]:
+    """The ``Host`` and ``Origin`` values; of a repeated header, the last one counts."""
+    host = origin = None
+    for key, value in scope["headers"]:
+        name = key.lower()
+        if name == b"host":
+            host = value
+        elif name == b"origin":
+            origin = value
+    return (
+        None if host is None else host.decode("latin-1"),
+        None if origin is None else origin.decode("latin-1"),
+    )
 
 
 def _host_name(host: str) -> str:
@@ -118,7 +139,7 @@ def _split(value: str) -> frozenset[str]:
 
 
 async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
-    body = json.dumps(payload, separators=(",", ":")).encode()
+    body = jsonvalue.encode(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -11,15 +11,25 @@ Each record's terms and their weights are computed once and kept in the store's 
 memo (``StoredRecord.derived``), which goes away with the file version it describes. An
 inverted index per scope follows the store's scans by difference, so a call tokenizes only
 its query and reads the postings of its few terms.
+
+Memory: a term is kept once however many records hold it (``sys.intern``), a record's
+terms are a sorted tuple with one weight byte each, and a term's postings are one list of
+record references (a record appears once per point of weight). A record that leaves the
+scan stays in the lists until the records gone outnumber those served (and are more than
+:data:`_MIN_REBUILD`); then the index is rebuilt from its records, so it never holds more
+than twice the postings of the records it serves.
 """
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import os
 import re
+import sys
 import threading
 import weakref
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -85,16 +95,21 @@ class RecallHit:
     tags: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _RecordTerms:
     """What recall needs of one record, computed once per file version."""
 
     searchable: bool  # False for archived canonical records
-    # Each term of the record and the weight it earns: title 3 + path or tag words 2 +
-    # content 1, for the components that contain it.
-    weights: dict[str, int]
+    # Each term of the record (sorted, interned) and, at the same position, the weight it
+    # earns: title 3 + path or tag words 2 + content 1, for the components that contain it.
+    terms: tuple[str, ...]
+    weights: bytes
     tag_keys: frozenset[str]
     scope_path: str
+
+    def has(self, term: str) -> bool:
+        index = bisect.bisect_left(self.terms, term)
+        return index < len(self.terms) and self.terms[index] == term
 
 
 def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[RecallHit]:
@@ -143,7 +158,7 @@ def _hit(
     stored: StoredRecord, score: int, query: frozenset[str], tag_keys: frozenset[str]
 ) -> RecallHit:
     memo = _memoize(stored)
-    matched = sorted(term for term in query if term in memo.weights)
+    matched = sorted(term for term in query if memo.has(term))
     return RecallHit(stored, score, tuple(matched), tuple(sorted(tag_keys & memo.tag_keys)))
 
 
@@ -155,18 +170,20 @@ def _memoize(stored: StoredRecord) -> _RecordTerms:
     title = terms(record.title or "")
     path = terms(stored.scope_path).union(*(terms(tag) for tag in record.tags))
     content = terms(record.content)
-    weights = {
-        term: TITLE_WEIGHT * (term in title)
+    ordered = tuple(sorted(sys.intern(term) for term in title | path | content))
+    weights = bytes(
+        TITLE_WEIGHT * (term in title)
         + PATH_WEIGHT * (term in path)
         + CONTENT_WEIGHT * (term in content)
-        for term in title | path | content
-    }
+        for term in ordered
+    )
     memo = _RecordTerms(
         searchable=not (
             isinstance(record, CanonicalRecord) and record.state is LifecycleState.ARCHIVED
         ),
+        terms=ordered,
         weights=weights,
-        tag_keys=frozenset(canonical_tag_key(tag) for tag in record.tags),
+        tag_keys=frozenset(sys.intern(canonical_tag_key(tag)) for tag in record.tags),
         scope_path=stored.scope_path,
     )
     stored.derived[_MEMO_KEY] = memo
@@ -179,14 +196,21 @@ class _ScopeIndex:
     It follows the scans by difference: a record (a :class:`StoredRecord`, which the
     store replaces whenever its file changes) is indexed when it appears and removed when
     it disappears, so an unchanged scope costs one identity comparison of the scan.
+
+    A term's postings list each record that holds it once per point of weight it earns, so
+    counting a query's lists (in C, with ``Counter.update``) gives every score. A record
+    that disappears stays in the lists, set aside in ``_gone`` and dropped from the counts,
+    until the next rebuild.
     """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._scan: list[StoredRecord] = []
         self._members: set[StoredRecord] = set()
-        self._postings: dict[str, dict[StoredRecord, int]] = {}
-        self._tagged: dict[str, set[StoredRecord]] = {}
+        self._searchable = 0
+        self._gone: set[StoredRecord] = set()
+        self._postings: dict[str, list[StoredRecord]] = {}
+        self._tagged: dict[str, list[StoredRecord]] = {}
 
     def sync(self, scan: list[StoredRecord]) -> None:
         # StoredRecord compares by identity, so this is a fast element-wise check.
@@ -198,41 +222,53 @@ class _ScopeIndex:
         for stored in current - self._members:
             self._add(stored)
         self._members = current
+        if len(self._gone) > max(_MIN_REBUILD, self._searchable):
+            self._rebuild()
         self._scan = list(scan)
 
     def scores(self, query: frozenset[str], tag_keys: frozenset[str]) -> dict[StoredRecord, int]:
-        scores: dict[StoredRecord, int] = {}
+        counts: Counter[StoredRecord] = Counter()
         for term in query:
-            for stored, weight in self._postings.get(term, {}).items():
-                scores[stored] = scores.get(stored, 0) + weight
+            postings = self._postings.get(term)
+            if postings:
+                counts.update(postings)
         for tag in tag_keys:
-            for stored in self._tagged.get(tag, ()):
-                scores[stored] = scores.get(stored, 0) + TAG_WEIGHT
-        return scores
+            tagged = self._tagged.get(tag)
+            for _ in range(TAG_WEIGHT if tagged else 0):
+                counts.update(tagged)
+        for stored in self._gone if counts else ():
+            counts.pop(stored, None)
+        return counts
 
     def _add(self, stored: StoredRecord) -> None:
         memo = _memoize(stored)
         if not memo.searchable:
             return
-        for term, weight in memo.weights.items():
-            self._postings.setdefault(term, {})[stored] = weight
+        self._searchable += 1
+        if stored in self._gone:  # back again: its postings never left
+            self._gone.discard(stored)
+            return
+        for term, weight in zip(memo.terms, memo.weights, strict=True):
+            self._postings.setdefault(term, []).extend([stored] * weight)
         for tag in memo.tag_keys:
-            self._tagged.setdefault(tag, set()).add(stored)
+            self._tagged.setdefault(tag, []).append(stored)
 
     def _remove(self, stored: StoredRecord) -> None:
-        memo = _memoize(stored)
-        if not memo.searchable:
-            return
-        for term in memo.weights:
-            postings = self._postings[term]
-            del postings[stored]
-            if not postings:
-                del self._postings[term]
-        for tag in memo.tag_keys:
-            tagged = self._tagged[tag]
-            tagged.discard(stored)
-            if not tagged:
-                del self._tagged[tag]
+        if _memoize(stored).searchable:
+            self._searchable -= 1
+            self._gone.add(stored)
+
+    def _rebuild(self) -> None:
+        """Index the members afresh, without the postings of records that left."""
+        self._searchable, self._gone = 0, set()
+        self._postings, self._tagged = {}, {}
+        for stored in self._members:
+            self._add(stored)
+
+
+# Records gone from the scan tolerated in the postings before a rebuild, whatever the
+# number of records; past that, as many as the index serves.
+_MIN_REBUILD: Final = 64
 
 
 # One index per (store, root, scope), at most _MAX_INDEXES, the least recently used
