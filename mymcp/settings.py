@@ -2,7 +2,7 @@
 
 SERVER_NAME = "mymcp"
 SERVER_VERSION = "0.2.0"
-# The revision the original 0.2.0 spoke; still answered when a client asks for it or for nothing.
+# The revision answered when a client asks for it or names none (the contract's default).
 PROTOCOL_VERSION = "2024-11-05"
 # The handshake revisions (reached through initialize) this server speaks, oldest first.
 SUPPORTED_PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")

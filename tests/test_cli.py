@@ -31,7 +31,7 @@ def uvicorn_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple[Any, ...],
 
 
 def test_main_serves_the_factory_on_loopback_port_8000(uvicorn_runs: list[Any]) -> None:
-    returned: object = cli.main()  # type: ignore[func-returns-value]
+    returned: object = cli.main()
 
     assert returned is None
 
@@ -39,7 +39,7 @@ def test_main_serves_the_factory_on_loopback_port_8000(uvicorn_runs: list[Any]) 
 
 
 def test_dev_serves_the_same_factory_with_reload(uvicorn_runs: list[Any]) -> None:
-    returned: object = cli.dev()  # type: ignore[func-returns-value]
+    returned: object = cli.dev()
 
     assert returned is None
 

@@ -293,13 +293,18 @@ def test_a_broken_hand_edit_is_named_by_its_path_with_line_and_column(
     assert "Morning tea" not in failure  # never the memory's text
 
 
+def _link(path: Path, target: Path) -> None:
+    path.parent.mkdir(exist_ok=True)
+    path.symlink_to(target)
+
+
 def _place(root: Path, *parts: str, data: bytes) -> None:
     path = root.joinpath(*parts)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
 
 
-SKIPS: list[tuple[str, Callable[[Path], None], str, str]] = [
+SKIPS: list[tuple[str, Callable[[Path], object], str, str]] = [
     (
         "path_mismatch",
         lambda root: write_record(root, canonical_record(), "project", "other", "x.json"),
@@ -332,9 +337,7 @@ SKIPS: list[tuple[str, Callable[[Path], None], str, str]] = [
     ),
     (
         "symlink",
-        lambda root: (
-            (root / "self").mkdir(exist_ok=True) or (root / "self" / "link.json").symlink_to(root)
-        ),
+        lambda root: _link(root / "self" / "link.json", root),
         "self/link.json: skipped (symlink)",
         "never followed",
     ),

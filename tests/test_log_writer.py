@@ -171,7 +171,7 @@ def test_a_record_that_cannot_be_formatted_is_reported_not_raised(
     assert "Logging error" in capsys.readouterr().err
 
 
-MESSAGES = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+MESSAGES = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
 
 
 @given(message=MESSAGES, argument=st.integers() | MESSAGES, level=st.sampled_from([10, 20, 30]))

@@ -329,7 +329,7 @@ def _dangling_root(home: Path) -> dict[str, str]:
     return {"MNEMOSYNE_MEMORY_ROOT": str(home / "link")}
 
 
-def _with_settings(arrange: Callable[[Path], None]) -> Callable[[Path], dict[str, str]]:
+def _with_settings(arrange: Callable[[Path], object]) -> Callable[[Path], dict[str, str]]:
     def prepare(home: Path) -> dict[str, str]:
         arrange(home)
         return {}

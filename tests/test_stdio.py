@@ -271,7 +271,7 @@ def test_cancelling_an_unknown_or_odd_id_changes_nothing(session: Session) -> No
 
 
 def _initialize(session: Session, revision: str | None) -> dict[str, Any]:
-    params = {"capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    params: dict[str, Any] = {"capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
     if revision is not None:
         params["protocolVersion"] = revision
     session.request("initialize", params, request_id="init")

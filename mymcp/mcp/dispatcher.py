@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from mymcp import settings
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import jsonrpc, modern
 from mymcp.mcp.era import HttpHeaders
 from mymcp.mcp.fixed import FixedResult, fixed
@@ -28,8 +29,7 @@ from mymcp.mcp.tool_registry import ToolRegistry
 
 _logger = logging.getLogger("mcp")
 
-Response = dict[str, Any]
-Handler = Callable[[Any, dict[str, Any], str | None], Response]
+Handler = Callable[[Any, dict[str, Any], str | None], JsonObject]
 # The revision a 2026-07-28 request is answered in once it passed its checks.
 _MODERN_VERSION = settings.MODERN_PROTOCOL_VERSIONS[-1]
 
@@ -43,11 +43,11 @@ class ToolWork:
 
     __slots__ = ("run",)
 
-    def __init__(self, run: Callable[[], Response]) -> None:
+    def __init__(self, run: Callable[[], JsonObject]) -> None:
         self.run = run
 
 
-Prepared = Response | ToolWork | None
+Prepared = JsonObject | ToolWork | None
 _EMPTY = FixedResult({})
 
 
@@ -92,7 +92,7 @@ class MCPDispatcher:
             "tools/list": (self._tools_list, modern.TOOLS_LIST_TTL_MS),
         }
 
-    def dispatch(self, message: Any, *, protocol_version: str | None = None) -> Response | None:
+    def dispatch(self, message: Any, *, protocol_version: str | None = None) -> JsonObject | None:
         """The response envelope for ``message``, or None for a notification.
 
         ``protocol_version`` is the revision the client says it speaks on this request (the
@@ -100,7 +100,9 @@ class MCPDispatcher:
         """
         return _settled(self.prepare(message, protocol_version=protocol_version))
 
-    def dispatch_modern(self, message: Any, headers: HttpHeaders | None = None) -> Response | None:
+    def dispatch_modern(
+        self, message: Any, headers: HttpHeaders | None = None
+    ) -> JsonObject | None:
         """The 2026-07-28 answer to ``message``, or None for a notification.
 
         ``headers`` are the request metadata headers over HTTP, None over stdio.
@@ -153,7 +155,7 @@ class MCPDispatcher:
 
     def _tool_work(
         self, request_id: Any, params: dict[str, Any], version: str | None, *, stateless: bool
-    ) -> Response | ToolWork:
+    ) -> JsonObject | ToolWork:
         """A ``tools/call`` whose params and Tool name pass, as work; else its error.
 
         ``stateless``: a 2026-07-28 call, whose result gets that revision's fields.
@@ -171,10 +173,10 @@ class MCPDispatcher:
 
     def _call_tool(
         self, request_id: Any, name: object, arguments: dict[str, Any], version: str | None
-    ) -> Response:
+    ) -> JsonObject:
         try:
             result = self._registry.call_tool(name, arguments)
-        except Exception:  # noqa: BLE001 - a failing Tool is a bounded JSON-RPC error (D3)
+        except Exception:  # noqa: BLE001 - a failing Tool is a bounded JSON-RPC error
             _logger.error("handler failed method=%s", TOOLS_CALL)
             return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
         if (
@@ -185,23 +187,27 @@ class MCPDispatcher:
             result = {key: value for key, value in result.items() if key != STRUCTURED_CONTENT}
         return jsonrpc.result(request_id, result)
 
-    def _discover(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+    def _discover(self, request_id: Any, params: dict[str, Any], version: str | None) -> JsonObject:
         return jsonrpc.result(request_id, self._discovery)
 
-    def _initialize(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+    def _initialize(
+        self, request_id: Any, params: dict[str, Any], version: str | None
+    ) -> JsonObject:
         negotiated = negotiate_protocol_version(params.get("protocolVersion"))
         return jsonrpc.result(request_id, self._initialize_results[negotiated])
 
-    def _empty(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+    def _empty(self, request_id: Any, params: dict[str, Any], version: str | None) -> JsonObject:
         return jsonrpc.result(request_id, _EMPTY)
 
-    def _tools_list(self, request_id: Any, params: dict[str, Any], version: str | None) -> Response:
+    def _tools_list(
+        self, request_id: Any, params: dict[str, Any], version: str | None
+    ) -> JsonObject:
         # A Tool list that cannot be encoded fails per request, with -32603, as it always did.
         tools = self._tools if self._tools is not None else {"tools": self._registry.tools}
         return jsonrpc.result(request_id, tools)
 
 
-def _settled(prepared: Prepared) -> Response | None:
+def _settled(prepared: Prepared) -> JsonObject | None:
     """A final answer with a plain copy of any fixed result, free to be changed."""
     response = prepared.run() if isinstance(prepared, ToolWork) else prepared
     if response is not None and isinstance(response.get("result"), FixedResult):
@@ -209,24 +215,23 @@ def _settled(prepared: Prepared) -> Response | None:
     return response
 
 
-def _completed_call(call: Callable[[], Response]) -> Response:
+def _completed_call(call: Callable[[], JsonObject]) -> JsonObject:
     return modern.completed(call())
 
 
 def _run(
     handler: Handler, request_id: Any, params: dict[str, Any], version: str | None, method: Any
-) -> Response:
+) -> JsonObject:
     try:
         return handler(request_id, params, version)
-    except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error (D3)
+    except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error
         _logger.error("handler failed method=%s", jsonrpc.log_value(method))
         return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
 
 
 TOOLS_CALL = "tools/call"
 STRUCTURED_CONTENT = "structuredContent"
-# The first MCP revision with structured Tool results; older clients get the text item only,
-# exactly as the original 0.2.0 answered.
+# The first MCP revision with structured Tool results; older clients get the text item only.
 STRUCTURED_CONTENT_SINCE = "2025-06-18"
 
 
@@ -238,7 +243,7 @@ def speaks_structured_content(version: str | None) -> bool:
 def negotiate_protocol_version(requested: Any) -> str:
     """The revision to speak: the client's when supported, else the newest.
 
-    A client that names no revision gets the original 0.2.0 answer.
+    A client that names no revision gets :data:`settings.PROTOCOL_VERSION`.
     """
     if requested is None:
         return settings.PROTOCOL_VERSION
@@ -247,7 +252,7 @@ def negotiate_protocol_version(requested: Any) -> str:
     return settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
 
 
-# The first revision whose clients get the usage note; older ones get the original answer.
+# The first revision whose clients get the usage note; older ones get the answer without it.
 INSTRUCTIONS_SINCE = "2025-03-26"
 
 

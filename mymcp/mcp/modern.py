@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mymcp import settings
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import jsonrpc
 from mymcp.mcp.era import (
     CLIENT_CAPABILITIES_KEY,
@@ -45,8 +46,6 @@ from mymcp.mcp.era import (
 )
 from mymcp.mcp.fixed import FixedResult
 from mymcp.mcp.instructions import INSTRUCTIONS
-
-Response = dict[str, Any]
 
 DISCOVER = "server/discover"
 TOOLS_CALL = "tools/call"
@@ -92,7 +91,7 @@ _HEADER_SAFE = re.compile(r"[\x20-\x7e\t]*")
 _BASE64_PREFIX, _BASE64_SUFFIX = "=?base64?", "?="
 
 
-def refusal(message: dict[str, Any], headers: HttpHeaders | None) -> Response | None:
+def refusal(message: dict[str, Any], headers: HttpHeaders | None) -> JsonObject | None:
     """The error answer to a 2026-07-28 request that fails a check, or None if it passes."""
     request_id = message.get("id")
     if not _is_request_id(request_id):
@@ -155,7 +154,7 @@ def shown_version(version: str) -> str:
     return version if _SHOWN_VERSION.fullmatch(version) else ""
 
 
-def not_found(request_id: Any, method: str) -> Response:
+def not_found(request_id: Any, method: str) -> JsonObject:
     message = _REMOVED if method in REMOVED_METHODS else _NOT_FOUND
     return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, message)
 
@@ -169,7 +168,7 @@ def discover_result() -> dict[str, Any]:
     }
 
 
-def completed(response: Response, *, ttl_ms: int | None = None) -> Response:
+def completed(response: JsonObject, *, ttl_ms: int | None = None) -> JsonObject:
     """``response`` with the fields a 2026-07-28 result carries (errors pass unchanged).
 
     ``ttl_ms`` adds the cache hints. A result that is not an object cannot carry them and

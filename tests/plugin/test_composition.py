@@ -177,6 +177,7 @@ def test_factory_cannot_alter_the_plugin_definitions() -> None:
 def test_plugin_handlers_answer_under_public_names() -> None:
     surface = _compose()
     result = surface.registry.call_tool("alpha_store", {"q": "x"})
+    assert result is not None
     assert result["echo"] == {"q": "x"}
     assert surface.registry.call_tool("store", {}) is None
     assert surface.registry.call_tool("list_tools", {}) == {

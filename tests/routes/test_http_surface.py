@@ -227,7 +227,8 @@ def test_a_client_hanging_up_mid_body_is_not_a_server_error(host: SyntheticHost)
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
     }
-    asyncio.run(host.client.app(scope, receive, send))
+    app: Any = host.client.app
+    asyncio.run(app(scope, receive, send))
 
     assert sent[0]["type"] == "http.response.start"
     assert sent[0]["status"] < 500

@@ -313,7 +313,7 @@ def test_a_repeated_metadata_header_is_a_header_mismatch(host: SyntheticHost) ->
 def test_a_header_value_outside_visible_ascii_is_a_header_mismatch(host: SyntheticHost) -> None:
     message = modern.call("caf\u00e9")
     plain = {key: value for key, value in modern.headers(message).items() if key != "mcp-name"}
-    headers = [*plain.items(), ("mcp-name", "caf\u00e9".encode("latin-1"))]
+    headers: list[Any] = [*plain.items(), ("mcp-name", "caf\u00e9".encode("latin-1"))]
 
     response = host.client.post("/mcp", content=json.dumps(message), headers=headers)
 

@@ -181,9 +181,9 @@ def test_seed_word_runs_agree_with_the_word_by_word_count(
 
 
 def test_every_prefix_of_the_original_rules_holds_one_of_the_gate_pieces() -> None:
-    for prefix, _, _ in providers._ORIGINAL:
+    for prefix, _, _ in providers._BASE:
         if prefix not in ("AKIA", "ASIA"):
-            assert any(piece in prefix for piece in providers._ORIGINAL_PIECES), prefix
+            assert any(piece in prefix for piece in providers._BASE_PIECES), prefix
 
 
 _FOREIGN = [
@@ -219,9 +219,7 @@ def test_one_search_over_the_chunks_finds_what_one_search_per_chunk_finds(value:
     chunks = [text.value[begin:stop] for begin, stop in text.chunks()]
     assert text.chunk_text() == " ".join(chunks)
     expected = any(
-        providers._original_at(chunk)
-        or providers._prefixed_at(chunk)
-        or providers._marked_at(chunk)
+        providers._base_at(chunk) or providers._prefixed_at(chunk) or providers._marked_at(chunk)
         for chunk in chunks
     )
     assert providers.has_provider_token(Text(value)) == expected

@@ -21,7 +21,7 @@ __all__ = ["has_authorization", "has_mfa_secret", "has_session_cookie", "has_url
 
 # --- headers, URLs, cookies --------------------------------------------------------------
 
-# The original rule: "Authorization:" then Basic or Bearer and anything.
+# The contract's base rule: "Authorization:" then Basic or Bearer and anything.
 _AUTHORIZATION = re.compile(
     r"""authorization["']?\s*[:=]\s*["']?(?:(?P<known>basic|bearer)\s+(?P<credential>[^\s"']+)
     |(?P<scheme>token|bot|apikey|api-key|key|sso-key|ssws|digest|hmac|negotiate|ntlm|

@@ -1,7 +1,7 @@
 """Payment card numbers (reason ``payment_card_shape``).
 
-Candidates are found exactly as the original did: runs of 13 to 19 digits with at most one
-space or hyphen after each digit, taken greedily from left to right. A candidate whose
+Candidates are found as the contract's base rule finds them: runs of 13 to 19 digits with
+at most one space or hyphen after each digit, taken greedily from left to right. A candidate whose
 digits fail the Luhn check is also tried group by group, as card numbers are written (fours,
 or 4-6-5), so a card followed by another number is still found.
 
@@ -23,7 +23,7 @@ from mymcp.plugins.mnemosyne.memory.policy.text import Text
 __all__ = ["has_card_number", "issued_by_a_network"]
 
 # On the shape every white-space character is a space, so a match there is a region that
-# holds the original's candidates; the original's own pattern then finds them in the value.
+# holds the base rule's candidates; the base rule's own pattern then finds them in the value.
 # The lookahead is implied by the repeat (each of its first 12 steps takes a character from
 # the class); it only lets a short number fail at once.
 _REGION = re.compile(rb"0(?=[ 0-]{12})(?:[ -]?0){12,18}(?!0)")

@@ -1,7 +1,7 @@
 """Compact tokens (reason ``compact_token_shape``).
 
 - JWS and JWT: a Base64url JSON header (``eyJ`` is ``{"``) of at least 11 characters, a
-  dot, and two more non-empty segments (the original rule, unchanged), or an unsigned JWT
+  dot, and two more non-empty segments (the contract's base rule), or an unsigned JWT
   whose payload is JSON too and whose signature is empty;
 - JWE: the header and four more segments, the second of which may be empty;
 - PASETO (``v4.local.…``, ``v2.public.…``) and Fernet tokens (``gAAAAA…``).

@@ -80,8 +80,8 @@ _BENIGN_QUALIFIERS = frozenset(
     media image upload download foreign candidate join merge match type id name
     """.split()
 )
-# The names of the original keyword rule, which needs no more than four characters.
-_ORIGINAL_NAMES = frozenset(
+# The names of the contract's base keyword rule, which needs no more than four characters.
+_BASE_NAMES = frozenset(
     {
         ("api", "key"),
         ("access", "token"),
@@ -89,7 +89,7 @@ _ORIGINAL_NAMES = frozenset(
         ("client", "secret"),
     }
 )
-_ORIGINAL_GLUED = frozenset({"apikey", "accesstoken", "refreshtoken", "clientsecret"})
+_BASE_GLUED = frozenset({"apikey", "accesstoken", "refreshtoken", "clientsecret"})
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NAME_PARTS = re.compile(r"[_.\-]+")
@@ -114,7 +114,7 @@ def _kind(parts: list[str], *, query: bool, spaced: bool) -> str | None:
         return None
     last = parts[-1]
     qualifier = parts[-2] if len(parts) > 1 else ""
-    if not spaced and ((qualifier, last) in _ORIGINAL_NAMES or last in _ORIGINAL_GLUED):
+    if not spaced and ((qualifier, last) in _BASE_NAMES or last in _BASE_GLUED):
         return "password"
     if last in _PRIVATE_WORDS or (last == "key" and qualifier in {"private", "priv"}):
         return "private"
@@ -140,7 +140,7 @@ def _kind(parts: list[str], *, query: bool, spaced: bool) -> str | None:
 _NAME_WORDS = frozenset(
     word.encode()
     for word in (
-        *_PASSWORD_WORDS, *_TOKEN_WORDS, *_PRIVATE_WORDS, *_ORIGINAL_GLUED,
+        *_PASSWORD_WORDS, *_TOKEN_WORDS, *_PRIVATE_WORDS, *_BASE_GLUED,
         "key", "passe", "passwort", "refreshtoken", "accesstoken", "sessiontoken",
         "jsessionid", "phpsessid", "csrftoken", "apitoken", "bottoken", "secrets",
     )

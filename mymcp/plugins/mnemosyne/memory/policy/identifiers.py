@@ -1,6 +1,6 @@
 """Government identifiers (reason ``government_identifier_shape``).
 
-- US social security and taxpayer numbers written ``NNN-NN-NNNN`` (the original rule), now
+- US social security and taxpayer numbers written ``NNN-NN-NNNN`` (the contract's base rule),
   stored when the number cannot be issued (area 000 or 666, group 00, serial 0000, a 9xx
   area outside the ITIN groups), when all its digits are equal (a placeholder), or when a
   label such as "part" or "order" says what it is instead;

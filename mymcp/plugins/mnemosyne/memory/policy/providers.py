@@ -27,8 +27,8 @@ _ALNUM = "A-Za-z0-9"
 _B64URL = "A-Za-z0-9_-"
 
 # (prefix, rest of the token, characters that must not stand just before the prefix).
-# The first six groups are the original detectors, kept exactly, boundaries included.
-_ORIGINAL: tuple[tuple[str, str, str], ...] = (
+# The first six groups are the contract's base detectors, exactly, boundaries included.
+_BASE: tuple[tuple[str, str, str], ...] = (
     *((prefix, r"[A-Z0-9]{16}(?![A-Z0-9])", "A-Z0-9") for prefix in ("AKIA", "ASIA")),
     *((f"gh{kind}_", r"[A-Za-z0-9]{20,}(?![A-Za-z0-9_])", "A-Za-z0-9_") for kind in "pousr"),
     ("github_pat_", r"[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])", "A-Za-z0-9_"),
@@ -190,10 +190,8 @@ def _grouped(entries: Iterable[tuple[str, str]]) -> re.Pattern[str]:
 
 # AKIA/ASIA keys may follow a small letter ("xAKIA…" is refused): their own rule.
 _AWS = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
-_ORIGINAL_RE = _grouped(
-    (prefix, rest) for prefix, rest, _ in _ORIGINAL if prefix not in ("AKIA", "ASIA")
-)
-_ORIGINAL_BOUNDARY = {prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _ORIGINAL}
+_BASE_RE = _grouped((prefix, rest) for prefix, rest, _ in _BASE if prefix not in ("AKIA", "ASIA"))
+_BASE_BOUNDARY = {prefix: re.compile(f"[{boundary}]") for prefix, _, boundary in _BASE}
 _PREFIXED_RE = _grouped(_PREFIXED)
 
 # Structured secrets without a literal prefix, each behind a cheap literal marker.
@@ -205,21 +203,21 @@ _MARKED: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PLACEHOLDER_BODY = re.compile(r"[xX]{4}|0{8}|your|here|placeholder|redact|dummy", re.IGNORECASE)
 
 
-# Each prefix of _ORIGINAL_RE holds one of these, so a text without them has no match.
-_ORIGINAL_PIECES = ("gh", "github_pat_", "xox", "k_live_", "AIza", "sk-")
+# Each prefix of _BASE_RE holds one of these, so a text without them has no match.
+_BASE_PIECES = ("gh", "github_pat_", "xox", "k_live_", "AIza", "sk-")
 
 
-def _original_at(chunk: str) -> bool:
+def _base_at(chunk: str) -> bool:
     if ("AKIA" in chunk or "ASIA" in chunk) and any(
         not _PLACEHOLDER_BODY.search(match.group(), 4) for match in _AWS.finditer(chunk)
     ):
         return True
-    if not any(piece in chunk for piece in _ORIGINAL_PIECES):
+    if not any(piece in chunk for piece in _BASE_PIECES):
         return False
-    for match in _ORIGINAL_RE.finditer(chunk):
+    for match in _BASE_RE.finditer(chunk):
         start = match.start()
-        prefix = next(p for p in _ORIGINAL_BOUNDARY if chunk.startswith(p, start))
-        if start and _ORIGINAL_BOUNDARY[prefix].match(chunk[start - 1]):
+        prefix = next(p for p in _BASE_BOUNDARY if chunk.startswith(p, start))
+        if start and _BASE_BOUNDARY[prefix].match(chunk[start - 1]):
             continue
         if not _PLACEHOLDER_BODY.search(match.group(), len(prefix)):
             return True
@@ -239,7 +237,7 @@ def _marked_at(chunk: str) -> bool:
 def has_provider_token(text: Text) -> bool:
     """A key or token of a known provider, recognised by its prefix or structure."""
     chunks = text.chunk_text()
-    return bool(chunks) and (_original_at(chunks) or _prefixed_at(chunks) or _marked_at(chunks))
+    return bool(chunks) and (_base_at(chunks) or _prefixed_at(chunks) or _marked_at(chunks))
 
 
 _WEBHOOK_WORDS = frozenset(b"hook hooks webhook webhooks webhookb2 googleapis ifttt".split())
