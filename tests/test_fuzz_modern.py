@@ -31,6 +31,8 @@ from tests.synthetic_host import (
     synthetic_tools,
 )
 
+pytestmark = pytest.mark.slow  # fuzzing
+
 FUZZ = settings(
     max_examples=150,
     deadline=None,

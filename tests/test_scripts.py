@@ -16,6 +16,8 @@ import pytest
 
 from tests.stdio_process import REPO_ROOT
 
+pytestmark = pytest.mark.slow  # runs the shell scripts
+
 STAND_IN = """#!/usr/bin/env bash
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then

@@ -20,6 +20,8 @@ import pytest
 from mymcp.app import create_production_app
 from mymcp.plugins.mnemosyne.configuration import SettingsError
 
+pytestmark = pytest.mark.slow  # every case starts a server process
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 GATE_VARIABLES = (
     "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",

@@ -26,6 +26,8 @@ from tests.stdio_process import (
     mymcp_command,
 )
 
+pytestmark = pytest.mark.slow  # server processes
+
 CONTENT_MARKER = "Stdio-Content-Marker-5b1e"
 StartPeer = Callable[..., StdioPeer]
 

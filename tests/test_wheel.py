@@ -7,6 +7,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # builds a wheel
+
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = "mymcp/plugins/mnemosyne/manifest.json"
 WORD_LIST = "mymcp/plugins/mnemosyne/memory/policy/bip39-english.txt"

@@ -20,6 +20,8 @@ from tests.clients.scenario import MUTATION_CALLS, check_mutation_report, check_
 from tests.clients.sdk_drivers import sdk1_report, sdk2_report
 from tests.stdio_process import GATES_ON
 
+pytestmark = pytest.mark.slow  # real SDK clients against a server process
+
 # Each mode of mcp.Client and the revision it ends on. Before issue 14 the default mode
 # fell back to the handshake (2025-11-25); now its discover probe is answered.
 MODES = [("auto", "2026-07-28"), ("2026-07-28", "2026-07-28"), ("legacy", "2025-11-25")]

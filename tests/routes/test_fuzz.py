@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from tests.synthetic_host import SyntheticHost, build_host
 
+pytestmark = pytest.mark.slow  # fuzzing
+
 FUZZ = settings(
     max_examples=150,
     deadline=None,

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from tests.helpers import McpClient
 
+pytestmark = pytest.mark.slow  # fuzzing
+
 TOOLS = [
     "memory_recall",
     "memory_list",

@@ -30,6 +30,8 @@ from tests.mnemosyne.tools.mutation_support import (
     reference_of,
 )
 
+pytestmark = pytest.mark.slow  # several processes
+
 WORKERS = 4
 ROUNDS = 50
 SEED = 20260721

@@ -16,6 +16,8 @@ import pytest
 
 from tests.helpers import McpClient
 
+pytestmark = pytest.mark.slow  # several processes
+
 TOOL = "memory_remember"
 THREADS = 8
 PROCESSES = 2
