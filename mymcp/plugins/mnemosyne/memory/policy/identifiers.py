@@ -159,12 +159,13 @@ def _has_national_number(text: Text) -> bool:
     value = text.value
     shape = text.shape
     for start, end in _clusters(text):
-        if (start and value[start - 1] == "+") or text.in_hex_identifier(start, end):
+        if start and value[start - 1] == "+":
             continue
         signature = shape[start:end]
-        if _shaped_like_a_format(signature) and _has_format(
-            text, start, end, _pieces(text, start, end)
-        ):
+        formatted = _shaped_like_a_format(signature)
+        if not (formatted or labelled) or text.in_hex_identifier(start, end):
+            continue
+        if formatted and _has_format(text, start, end, _pieces(text, start, end)):
             return True
         if labelled and _has_labelled_identity(text, start, end, signature):
             return True

@@ -31,6 +31,7 @@ in the detectors is exact (the same answer as the plain rule, never a weaker one
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -170,15 +171,18 @@ class Text:
         """
         spans = self.cache.get("hex")
         if spans is None:
-            spans = [
+            # The runs do not overlap and come in order, so the one that could hold
+            # start:end is the last to begin at or before start.
+            found = [
                 match.span()
                 for match in _HEX_IDENTIFIER.finditer(self.value)
                 if not _HEX_LETTERS.isdisjoint(match.group())
             ]
+            spans = ([begin for begin, _ in found], [stop for _, stop in found])
             self.cache["hex"] = spans
-        return any(
-            begin <= start and end <= stop for begin, stop in cast(list[tuple[int, int]], spans)
-        )
+        begins, stops = cast(tuple[list[int], list[int]], spans)
+        index = bisect.bisect_right(begins, start) - 1
+        return index >= 0 and end <= stops[index]
 
     def mentions(self, words: frozenset[bytes]) -> bool:
         """True when one of ``words`` (lowercase ASCII, as bytes) is a word of the value."""
