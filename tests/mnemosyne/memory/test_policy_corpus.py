@@ -7,12 +7,18 @@ figures as a table.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from mymcp.plugins.mnemosyne.memory.policy import first_violation
 from tests.mnemosyne.memory.policy_corpus import BENIGN, SENSITIVE, figures, misses
 
 SENSITIVE_TARGET = 0.95
 BENIGN_LIMIT = 0.01
+# Texts of different classes side by side, as a note collects them: the same seeds every run.
+SIDE_BY_SIDE = 400
+SEPARATORS = (" ", "\n", ". ")
 
 
 @pytest.mark.parametrize("name", sorted(SENSITIVE))
@@ -36,3 +42,33 @@ def test_the_corpus_covers_every_class_of_the_issue() -> None:
     assert len(BENIGN) == 27
     assert sum(map(len, SENSITIVE.values())) >= 900
     assert sum(map(len, BENIGN.values())) >= 1000
+
+
+def _side_by_side(seed: int, corpus: dict[str, list[str]]) -> tuple[list[str], str]:
+    rng = random.Random(seed)
+    texts = [text for name in sorted(corpus) for text in corpus[name]]
+    return rng.sample(texts, 6), rng.choice(SEPARATORS)
+
+
+def test_benign_texts_side_by_side_are_stored() -> None:
+    refused = []
+    for seed in range(SIDE_BY_SIDE):
+        pieces, separator = _side_by_side(seed, BENIGN)
+        if first_violation(separator.join(pieces)) is not None:
+            refused.append(pieces)
+    assert refused == []
+
+
+def test_a_sensitive_text_among_benign_ones_is_refused() -> None:
+    stored = []
+    for seed in range(SIDE_BY_SIDE):
+        pieces, separator = _side_by_side(seed, BENIGN)
+        secret = random.Random(-seed).choice(_all(SENSITIVE))
+        pieces.insert(seed % len(pieces), secret)
+        if first_violation(separator.join(pieces)) is None:
+            stored.append(secret)
+    assert stored == []
+
+
+def _all(corpus: dict[str, list[str]]) -> list[str]:
+    return [text for name in sorted(corpus) for text in corpus[name]]

@@ -403,6 +403,51 @@ def test_a_card_beside_a_digest_is_still_refused() -> None:
     assert policy.first_violation(value) == CARD
 
 
+# Texts that were refused only because of their neighbours: a word of one sentence, line
+# or phrase was read as the label or the name of a number or a value in the next one.
+_NEIGHBOURS = [
+    "Read the license strategy. 331645 copies were sold.",
+    "license benchmark hosting. git checkout 330875",
+    "Wi-Fi network name: Office-5G (password on the whiteboard) Tracking: 1Z999AA10123456784",
+    'Archive option research login. integrity: "sha512-gClE39jIz/Otf5x0NDAnjdvalrG+JG7aDouNQ"',
+    "credentials come from Vault IPv6 2001:db8:07f5::1",
+    "credentials come from Vault doi:10.4999/2ce691ab",
+    "rotate the token pk_test_SlNzvbDB8aZ93kdQ4rT2",
+    "API rate limit: 5000 requests/hour per token trace_id=9b797c62be66a0e9f6086ea55d1abf6d",
+    "SECRET_KEY = env('DJANGO_SECRET_KEY'). tx hash "
+    "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+    "SSN ***-**-9889\n2321661931417 bytes transferred",
+    "backup code review scheduled Friday\ncache-02mpy.internal.example.com is the new cluster\n"
+    "projects/my-project/locations/europe-west1",
+    "counts 6154 2321661931417",
+    "sizes 10 2321661931417",
+]
+
+
+@pytest.mark.parametrize("text", _NEIGHBOURS)
+def test_a_neighbour_is_not_a_label_or_a_name(text: str) -> None:
+    assert policy.first_violation(text) is None
+
+
+# The same detectors still read a label or a name in its own sentence, line or phrase.
+_OWN_PLACE = [
+    ("Driver license no. 330875123", GOVERNMENT),
+    ("SSN ***-**-9889\nSSN 123-45-6789", GOVERNMENT),
+    ("Wi-Fi (guest) password: Tr0ub4dor&3x!", CREDENTIAL),
+    ("login: bob / Xy7!k2pQz9", CREDENTIAL),
+    ("credentials for staging: admin / Tr0ub4dor&3x", CREDENTIAL),
+    ("private key: 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060", PRIVATE),
+    ("backup codes:\n4f8k-2m9x\n7q3z-8w1c\n9d6h-3v5b", CREDENTIAL),
+    ("card number: 6154 2321661931417", CARD),
+    ("4111 1111 1111 1111", CARD),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), _OWN_PLACE)
+def test_a_label_or_a_name_in_its_own_place_still_counts(text: str, reason: str) -> None:
+    assert policy.first_violation(text) == reason
+
+
 @PROPERTY
 @given(st.uuids(), st.sampled_from(_CONTEXT))
 def test_uuids_are_stored(value: object, template: str) -> None:

@@ -301,7 +301,7 @@ def test_the_label_reading_shortcut_agrees_with_reading_every_word(value: str) -
 
 
 _FORMATTED = ["123.456.789-09", "850101-1234567", "AB 12 34 56 C", "X1234567L", "12345678Z"]
-_FORMATTED += ["1", " ", "-", ".", "A", "x", "+", "0000 0000 0000"]
+_FORMATTED += ["1", " ", "\n", "-", ".", "A", "x", "+", "0000 0000 0000", "SSN"]
 
 
 @PROPERTY

@@ -149,9 +149,11 @@ _BASE32_SEED = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z2-7]{4}[ -]?){3,}[A-Z2-7]{4,}
 _RECOVERY_WORDS = frozenset(b"recovery backup scratch emergency rescue".split())
 _CODE_WORDS = frozenset(b"code codes key keys".split())
 _CODE_AFTER = re.compile(r"[ \t]+(?:codes?|keys?)\b")
+# A code stands alone: not a part of a host name, a path or an address.
 _RECOVERY_CODE = re.compile(
-    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*"
-    r"|\d{4}[ -]\d{4}|\d{8}|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9/._:@])(?:[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})*"
+    r"|\d{4}[ -]\d{4}|\d{8}|(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,12})"
+    r"(?![A-Za-z0-9]|[/._:@][A-Za-z0-9])"
 )
 # Between "recovery codes" and the first code: a few words at most, then ":" or a line break.
 _CODES_START = re.compile(r"[^\n:]{0,24}(?::|\n)\s*")

@@ -29,6 +29,7 @@ __all__ = ["has_card_number", "issued_by_a_network"]
 _REGION = re.compile(rb"0(?=[ 0-]{12})(?:[ -]?0){12,18}(?!0)")
 _CANDIDATE = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _GROUP = re.compile(r"\d+")
+_SEPARATOR = re.compile(r"[ -]")
 
 
 def _within(value: int, low: int, high: int) -> bool:
@@ -132,6 +133,15 @@ def _refused(text: Text, start: int, end: int) -> bool:
     if text.in_hex_identifier(start, end):
         return False
     digits = text.value[start:end].replace(" ", "").replace("-", "")
-    if luhn(digits):
+    if luhn(digits) and _written_as_a_card(text, start, end):
         return _is_card(text, start, end, digits)
     return _groups_hold_a_card(text, start, end)
+
+
+def _written_as_a_card(text: Text, start: int, end: int) -> bool:
+    """Unbroken, in a card's groups (4-4-4-4, 4-6-5…), or after a card word.
+
+    Two numbers side by side ("10 2321661931417") can pass Luhn together by chance.
+    """
+    sizes = [len(group) for group in _SEPARATOR.split(text.value[start:end])]
+    return _card_layout(sizes) or label_around(text, start, end) == CARD

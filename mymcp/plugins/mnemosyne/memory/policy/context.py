@@ -151,10 +151,11 @@ _OPERATOR = re.compile(
     r"""["'`\]]?[ \t]*(?P<op>:=|=>|===?|!=|->|<-|=|:|：)?[ \t]*""",
 )
 # Prose between a password word and its value: "is", "ist", "est", "es", "é", "è", "är"…
+# A closing bracket ends the phrase that names the password ("(password on the board)").
 _LINKER = re.compile(
     r"""
     (?:[ \t]+(?:for|of|to|on|at|in|für|pour|de|du|des|del|della|da|do|das|dos|van|von|voor|
-       för|til|af|dla|pro|za)[ \t]+(?:[^\n.!?:=]|\.(?=\S)){1,40}?)?
+       för|til|af|dla|pro|za)[ \t]+(?:[^\n.!?:=)\]]|\.(?=\S)){1,40}?)?
     [ \t]*(?P<op>:|=|—|–|->|\bis\b|\bwas\b|\bare\b|\bist\b|\blautet\b|\bwar\b|\best\b|\bes\b
        |\bé\b|\bè\b|\bär\b|\ber\b|\bon\b|\bje\b|\bto\b|\bjest\b|\beste\b|\badalah\b|\bialah\b)
     (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to|just|simply))?[ \t]*
@@ -343,6 +344,8 @@ def _value_after(
     found, quoted = literal
     if mode == "bare" and not single:
         return None  # "xoxb-your-token 3f9a…": only a plain word is followed by its value
+    if mode == "bare" and "=" in found.rstrip("="):
+        return None  # "per token trace_id=9b79…": the word after is an assignment of its own
     if mode == "bare" and kind == "password" and not quoted and not _bare_password(last, found):
         return None
     continues = (
@@ -472,8 +475,11 @@ def has_foreign_password(text: Text) -> bool:
 # --- "login: user / password" ------------------------------------------------------------
 
 _LOGIN_WORDS = frozenset(b"login credentials credential creds signin sign".split())
+# The words between "login" and its colon stay inside one sentence, and after such words
+# the colon is a label's, with a blank after it (not "doi:10.1000/x" or "2001:db8::1").
 _LOGIN_PAIR = re.compile(
-    r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b[^\n:=]{0,30}[:=][ \t]*"
+    r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b"
+    r"(?:[:=][ \t]*|(?:(?![.!?]\s)[^\n:=]){1,30}[:=][ \t]+)"
     r"(?P<user>[^\s/:]{1,64})[ \t]*[/:][ \t]*(?P<password>\S{4,64})",
     re.IGNORECASE,
 )

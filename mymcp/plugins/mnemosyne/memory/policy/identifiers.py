@@ -80,6 +80,9 @@ _SEPARATORS = str.maketrans("", "", "-./+ ()")
 # What a match of _CLUSTER, or one of its space-separated parts, looks like when the
 # cluster, a part, or "AA " and the cluster has the shape of a format (the capitals that
 # open a format may stand before the match). When none occurs, no format applies.
+# On the shape, a word of capitals as _CAPITAL_WORD finds it on the value.
+# On the shapes joined by "|", each "|" as well (it ends a shape and opens the next).
+_CAPITAL_RUN = re.compile(rb"(?<![^ |])AA+(?=[ \-./+|]|$)|\|")
 _FORMAT_SHAPES = frozenset(
     piece
     for shape in FORMATS
@@ -102,28 +105,106 @@ def cluster_shapes(text: Text) -> list[bytes]:
 
 def _clusters(text: Text) -> list[tuple[int, int]]:
     """Each cluster standing alone: no letter or digit touches it on either side."""
+    return _cluster_spans(text)[0]
+
+
+def _cluster_spans(text: Text) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The clusters standing alone, and those that stand once a word glued to their end
+    is left out ("232511625 FedEx", see _standing_end): only a label can name those."""
     shape = text.shape
     size = len(shape)
-    found = []
+    standing = []
+    cut = []
     shapes = []
+    # A line break is a blank on the shape: only a cluster with a blank can hold one.
+    lines = "\n" in text.value
     for match in _CLUSTER.finditer(shape):
-        shapes.append(match.group())
-        start, end = match.span()
-        while start and shape[start - 1] == 65:
-            start -= 1
-        if (start and shape[start - 1] in _ALNUM) or (end < size and shape[end] in _ALNUM):
-            continue
-        found.append((start, end))
+        found = match.group()
+        shapes.append(found)
+        split = b" A" in found or (lines and b" " in found)
+        for start, end in _numbers(text, match) if split else (match.span(),):
+            while start and shape[start - 1] == 65:
+                start -= 1
+            if start and shape[start - 1] in _ALNUM:
+                continue
+            if end == size or shape[end] not in _ALNUM:
+                standing.append((start, end))
+            elif (stop := _standing_end(shape, start, end)) > start:
+                cut.append((start, stop))
     text.cache["cluster_shapes"] = shapes
-    return found
+    return standing, cut
+
+
+def _standing_end(shape: bytes, start: int, end: int) -> int:
+    """Where the cluster ends once a word glued to its last part is left out, or ``start``.
+
+    "232511625 FedEx": the capital opens the next word, so the number is "232511625". Only
+    a blank cuts: "X1234567Lx" is one word, not a number.
+    """
+    cut = shape.rfind(b" ", start, end)
+    while cut > start and shape[cut - 1] in _CUT_CHARACTERS:
+        cut -= 1
+    return max(cut, start)
+
+
+_CUT_CHARACTERS = frozenset(b" -./+")
+
+
+def _numbers(text: Text, match: re.Match[bytes]) -> list[tuple[int, int]]:
+    """The numbers in a cluster: a number ends with its line, and a word of capitals stands
+    between two numbers ("8443 SSN 436 86 3356", "3356 SHA-256")."""
+    start, end = match.span()
+    value = text.value
+    if b" A" not in match.group() or _CAPITAL_WORD.search(value, start, end) is None:
+        if value.find("\n", start, end) < 0:
+            return [(start, end)]
+    parts: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None
+    for token in _TOKEN.finditer(value, start, end):
+        begin, stop = token.span()
+        word = _CAPITAL_WORD.match(value, begin, stop) is not None
+        if word or (current is not None and "\n" in value[current[1] : begin]):
+            parts.extend(_trimmed(value, current))
+            current = None
+        if not word:
+            current = (begin, stop) if current is None else (current[0], stop)
+    parts.extend(_trimmed(value, current))
+    return parts
+
+
+def _trimmed(value: str, span: tuple[int, int] | None) -> list[tuple[int, int]]:
+    """The span without what is not a letter or a digit at its ends, if it holds a digit."""
+    if span is None:
+        return []
+    begin, stop = span
+    while begin < stop and not value[begin].isalnum():
+        begin += 1
+    while stop > begin and not value[stop - 1].isalnum() and value[stop - 1] != ")":
+        stop -= 1
+    return [(begin, stop)] if any(char.isdigit() for char in value[begin:stop]) else []
+
+
+_TOKEN = re.compile(r"\S+")
+# Two capitals or more that make a word, alone or before a separator ("SSN", "SHA-256").
+_CAPITAL_WORD = re.compile(r"(?<!\S)[A-Z]{2,}(?=[\s\-./+]|$)")
 
 
 def _may_be_formatted(text: Text) -> bool:
-    """False when no cluster, part of one or "AA " and a cluster has the shape of a format."""
+    """False when no cluster, part of one or "AA " and a cluster has the shape of a format.
+
+    A cluster that a word of capitals splits (see :func:`_numbers`) counts as its runs too;
+    one that may hold a line break opens the gate.
+    """
     shapes = cluster_shapes(text)
-    if _FORMAT_SHAPES.isdisjoint(shapes):
-        return not _FORMAT_SHAPES.isdisjoint(b" ".join(shapes).split(b" "))
-    return True
+    if not _FORMAT_SHAPES.isdisjoint(shapes):
+        return True
+    if "\n" in text.value and any(b" " in found for found in shapes):
+        return True  # the shape cannot tell a line break from a space
+    if not _FORMAT_SHAPES.isdisjoint(b" ".join(shapes).split(b" ")):
+        return True
+    split = [found for found in shapes if b" AA" in found]
+    runs = _CAPITAL_RUN.split(b"|".join(split)) if split else []
+    return not _FORMAT_SHAPES.isdisjoint(run.strip(b" -./+") for run in runs)
 
 
 def _shaped_like_a_format(signature: bytes) -> bool:
@@ -156,20 +237,33 @@ def _has_national_number(text: Text) -> bool:
     labelled = may_name_an_identity(text)
     if not labelled and not _may_be_formatted(text):
         return False
+    standing, cut = _cluster_spans(text)
+    # A cluster cut short is looked at only when a label may name it: the format gate
+    # above does not know the cuts.
+    return any(_is_national_number(text, start, end, labelled) for start, end in standing) or (
+        labelled and any(_is_national_number(text, start, end, True) for start, end in cut)
+    )
+
+
+def _is_national_number(text: Text, start: int, end: int, labelled: bool) -> bool:
     value = text.value
-    shape = text.shape
-    for start, end in _clusters(text):
-        if start and value[start - 1] == "+":
-            continue
-        signature = shape[start:end]
-        formatted = _shaped_like_a_format(signature)
-        if not (formatted or labelled) or text.in_hex_identifier(start, end):
-            continue
-        if formatted and _has_format(text, start, end, _pieces(text, start, end)):
-            return True
-        if labelled and _has_labelled_identity(text, start, end, signature):
-            return True
-    return False
+    if start and (value[start - 1] == "+" or _masked_before(value, start)):
+        return False
+    signature = text.shape[start:end]
+    formatted = _shaped_like_a_format(signature)
+    if not (formatted or labelled) or text.in_hex_identifier(start, end):
+        return False
+    if formatted and _has_format(text, start, end, _pieces(text, start, end)):
+        return True
+    return labelled and _has_labelled_identity(text, start, end, signature)
+
+
+# The digits a mask leaves visible ("***-**-2388") belong to the masked value.
+_MASKED_BEFORE = re.compile(r"[*\u2022#]{2}[- .]?\Z")
+
+
+def _masked_before(value: str, start: int) -> bool:
+    return _MASKED_BEFORE.search(value, max(0, start - 3), start) is not None
 
 
 def _has_labelled_identity(text: Text, start: int, end: int, signature: bytes) -> bool:

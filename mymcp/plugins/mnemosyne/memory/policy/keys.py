@@ -59,8 +59,10 @@ _WIF = re.compile(
     r"(?:(?<=5)[HJK][1-9A-HJ-NP-Za-km-z]{49}|(?<=[KLc])[1-9A-HJ-NP-Za-km-z]{51})(?![A-Za-z0-9])"
 )
 _RAW_KEY = re.compile(r"(?:0x)?[0-9a-fA-F]{64}|[A-Za-z0-9+/]{42,43}=|[1-9A-HJ-NP-Za-km-z]{85,90}")
+# "private key: 0x…" within one line and one sentence.
 _SAID_KEY = re.compile(
-    r"(?:private|secret|wallet|signing)[ _-]?key\b[^\n]{0,24}?(?P<key>(?:0x)?[0-9a-fA-F]{64})\b",
+    r"(?:private|secret|wallet|signing)[ _-]?key\b(?:(?![.!?]\s)[^\n]){0,24}?"
+    r"(?P<key>(?:0x)?[0-9a-fA-F]{64})\b",
     re.IGNORECASE,
 )
 

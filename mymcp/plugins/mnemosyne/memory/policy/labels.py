@@ -190,10 +190,33 @@ _IDENTITY_CUES = frozenset(
 _ASCII_WORDS = re.compile(r"[a-z]+")
 
 
+# The end of a sentence: a word in lower case, then ".", "!" or "?" and a blank. Capitals
+# ("IdNr."), short words ("No.", "nr.") and words that end as "number" is shortened
+# ("Ausweisnr.") make a dot an abbreviation's instead.
+_SENTENCE_END = re.compile(r"([^\W\d_]+)[.!?][ \t\n]")
+_SHORT_FOR_NUMBER = ("nr", "no", "num", "nro", "nbr", "nummer")
+
+
 def _reach(text: Text, start: int) -> int:
-    # A label names the number right after it: another number in between ends its reach.
+    # A label names the number right after it: another number in between, the end of the
+    # sentence the label stood in, or the end of its line, ends its reach.
     reach = max(0, start - _BEFORE)
-    return max(reach, text.shape.rfind(b"0", reach, start) + 1)
+    reach = max(reach, text.shape.rfind(b"0", reach, start) + 1)
+    window = text.value[reach:start]
+    line = window.rfind("\n")
+    if line >= 0 and window[line + 1 :].strip():
+        # Only a number that opens its line takes a label from the line above ("SSN:\n…").
+        reach += line + 1
+        window = window[line + 1 :]
+    if "." in window or "!" in window or "?" in window:
+        for sentence in _SENTENCE_END.finditer(text.value, reach, start):
+            if _ends_a_sentence(sentence.group(1)):
+                reach = sentence.end()
+    return reach
+
+
+def _ends_a_sentence(word: str) -> bool:
+    return len(word) >= 4 and word.islower() and not word.endswith(_SHORT_FOR_NUMBER)
 
 
 def _lacks(text: Text, reach: int, start: int, cues: frozenset[str]) -> bool:

@@ -76,6 +76,11 @@ _WORD_CASE = re.compile(r"[a-z]+|[A-Z]+|(?:[A-Z]?[a-z]{2,})+[A-Z]{0,3}")
 _SYMBOLS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
+# Keys made to be published: Stripe's publishable keys, Mapbox's public tokens and the
+# extended public keys of wallets.
+_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.eyJ", "xpub", "ypub", "zpub", "tpub")
+
+
 def is_not_a_secret(value: str, *, name: str = "") -> bool:
     """True for a placeholder, a masked value, a reference, a type name or the key's own name."""
     lowered = value.lower()
@@ -84,6 +89,8 @@ def is_not_a_secret(value: str, *, name: str = "") -> bool:
     if len(set(value)) == 1:
         return True
     if any(piece in lowered for piece in _PLACEHOLDER_PIECES):
+        return True
+    if value.startswith(_PUBLIC_PREFIXES):
         return True
     return _MASK.search(value) is not None or _REFERENCE.match(value) is not None
 
