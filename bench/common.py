@@ -393,6 +393,7 @@ class McpHttp:
 
 _JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 MODERN_REVISION = "2026-07-28"
+HANDSHAKE_REVISION = "2025-11-25"
 
 
 # --- timing ------------------------------------------------------------------------------

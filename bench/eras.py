@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from common import (
+    HANDSHAKE_REVISION,
     MODERN_REVISION,
     SEED_SCOPE,
     McpHttp,
@@ -25,7 +26,6 @@ from common import (
     temporary_root,
 )
 
-HANDSHAKE_REVISION = "2025-11-25"
 HEADER = ("N", "request", "2025-11-25 p50", "2026-07-28 p50", "2026-07-28 p99", "ratio")
 
 

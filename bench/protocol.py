@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from common import (
+    HANDSHAKE_REVISION,
     MODERN_REVISION,
     SEED_SCOPE,
     McpHttp,
@@ -46,7 +47,6 @@ from common import (
 from load import Load, LoadResult, run_load
 from remember import draft, record_path
 
-HANDSHAKE_REVISION = "2025-11-25"
 RECALL_RECORDS = 100
 RSS_RECORDS = 1000
 CONNECTIONS = 4
