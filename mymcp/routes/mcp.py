@@ -216,7 +216,7 @@ async def _in_worker(dispatch: Callable[[], Any]) -> Any:
             pending = pool.run(loop, call)
         else:  # an Executor put in its place
             pending = loop.run_in_executor(pool, call)
-    except RuntimeError:  # no new work is taken (the interpreter is exiting)
+    except RuntimeError:  # no new work is taken (exiting), or no thread can start
         return await run_in_threadpool(call)
     return await pending
 
@@ -242,18 +242,20 @@ class _Workers:
 
     def run(self, loop: asyncio.AbstractEventLoop, call: Callable[[], Any]) -> asyncio.Future[Any]:
         future: asyncio.Future[Any] = loop.create_future()
-        self._jobs.put((loop, future, call))
+        # A thread first, then the job: when no thread can start, nothing is left queued
+        # for a later thread to run a second time.
         if not self._idle.acquire(blocking=False):
             self._start_thread()
+        self._jobs.put((loop, future, call))
         return future
 
     def _start_thread(self) -> None:
         with self._lock:
             if self._started >= self._size:
                 return  # every thread is busy: the job waits for the first one free
-            self._started += 1
-            name = f"mymcp-dispatch-{self._started}"
+            name = f"mymcp-dispatch-{self._started + 1}"
             threading.Thread(target=self._work, name=name, daemon=True).start()
+            self._started += 1
 
     def _work(self) -> None:
         batch_scheduling()

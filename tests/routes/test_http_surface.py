@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import logging
 import sys
+import threading
 import time
 import types
 from collections.abc import Iterator
@@ -368,6 +370,33 @@ def test_messages_are_still_answered_once_the_worker_pool_refuses_work(
 
     assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
     assert reply["result"] == {"content": [], "received": {"count": 2}}
+
+
+def test_a_call_whose_worker_cannot_start_is_left_queued_nowhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The request path then runs the call on AnyIO's threads; the pool must not run it again
+    # once a later thread starts.
+    workers = mcp_route._Workers(2)
+    calls: list[str] = []
+
+    def refuse(thread: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    def record(name: str) -> str:
+        calls.append(name)
+        return name
+
+    async def submit(name: str) -> Any:
+        return await workers.run(asyncio.get_running_loop(), functools.partial(record, name))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(threading.Thread, "start", refuse)
+        with pytest.raises(RuntimeError):
+            asyncio.run(submit("refused"))
+
+    assert asyncio.run(submit("later")) == "later"
+    assert calls == ["later"]
 
 
 SLOW_CALLS_IN_FLIGHT = 12  # more than a small machine's default executor has threads
