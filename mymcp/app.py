@@ -98,10 +98,6 @@ def create_production_app() -> FastAPI:
     A mistake in the operator's setup carries a note saying where it is and what to do,
     which Uvicorn's traceback prints last.
     """
-    from mymcp.host.bootstrap import build_production_runtime, check_production_setup
-    from mymcp.startup import configure_logging
+    from mymcp.startup import production_runtime
 
-    configure_logging()
-    runtime = build_production_runtime()
-    check_production_setup()
-    return create_app(runtime, security=HttpSecurity.from_environment())
+    return create_app(production_runtime(), security=HttpSecurity.from_environment())

@@ -58,10 +58,6 @@ class LogWriter:
         self._thread: threading.Thread | None = None
         self._wake = threading.Event()  # ends the linger at once: someone waits
 
-    @property
-    def running(self) -> bool:
-        return self._thread is not None
-
     def start(self) -> None:
         with self._lock:
             if self._thread is None:

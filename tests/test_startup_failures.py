@@ -20,8 +20,6 @@ import pytest
 from mymcp.app import create_production_app
 from mymcp.plugins.mnemosyne.configuration import SettingsError
 
-pytestmark = pytest.mark.slow  # every case starts a server process
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
 GATE_VARIABLES = (
     "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",
@@ -270,6 +268,7 @@ def _accepts_connections(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
+@pytest.mark.slow  # starts a process
 def test_uvicorn_exits_with_status_1_and_serves_nothing(hermetic_home: Path) -> None:
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
@@ -430,6 +429,7 @@ def _matrix() -> list[Any]:
     return cases
 
 
+@pytest.mark.slow  # starts a process
 @pytest.mark.parametrize(("command", "arrange", "headline", "named"), _matrix())
 def test_a_setup_mistake_stops_each_command_with_two_plain_lines(
     command: str,
@@ -453,6 +453,7 @@ def test_a_setup_mistake_stops_each_command_with_two_plain_lines(
     assert "maybe" not in err  # a rejected gate value is never shown
 
 
+@pytest.mark.slow  # starts a process
 def test_mymcp_dev_stops_on_a_setup_mistake_before_reloading(hermetic_home: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
     env.update({"HOME": str(hermetic_home), "MNEMOSYNE_MEMORY_FORGET_ENABLED": "TRUE"})
@@ -476,6 +477,7 @@ def test_mymcp_dev_stops_on_a_setup_mistake_before_reloading(hermetic_home: Path
     assert "Traceback" not in completed.stderr
 
 
+@pytest.mark.slow  # starts a process
 def test_under_uvicorn_the_traceback_ends_with_the_same_clear_message(
     hermetic_home: Path,
 ) -> None:

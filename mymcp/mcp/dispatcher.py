@@ -61,9 +61,10 @@ class RuntimeLike(Protocol):
 class MCPDispatcher:
     """Answers MCP messages; stateless, so every method works without ``initialize``.
 
-    ``dispatch`` answers a message of the handshake era, ``dispatch_modern`` one of
-    2026-07-28 (``mymcp.mcp.era`` says which a message is). Both reach the same Tools the
-    same way: a Tool never knows which era a call came from.
+    ``prepare`` answers a message of the handshake era, ``prepare_modern`` one of
+    2026-07-28 (``mymcp.mcp.era`` says which a message is); ``dispatch`` also runs the
+    handshake era's Tool calls on the calling thread. Both eras reach the same Tools the same
+    way: a Tool never knows which era a call came from.
     """
 
     def __init__(self, runtime: RuntimeLike) -> None:
@@ -100,15 +101,6 @@ class MCPDispatcher:
         """
         return _settled(self.prepare(message, protocol_version=protocol_version))
 
-    def dispatch_modern(
-        self, message: Any, headers: HttpHeaders | None = None
-    ) -> JsonObject | None:
-        """The 2026-07-28 answer to ``message``, or None for a notification.
-
-        ``headers`` are the request metadata headers over HTTP, None over stdio.
-        """
-        return _settled(self.prepare_modern(message, headers))
-
     def prepare(self, message: Any, *, protocol_version: str | None = None) -> Prepared:
         """Like :meth:`dispatch`, but a Tool call comes back as :class:`ToolWork`.
 
@@ -135,7 +127,9 @@ class MCPDispatcher:
         return _run(handler, request_id, params, protocol_version, method)
 
     def prepare_modern(self, message: Any, headers: HttpHeaders | None = None) -> Prepared:
-        """Like :meth:`dispatch_modern`, but a Tool call comes back as :class:`ToolWork`."""
+        """The 2026-07-28 answer to ``message`` (None for a notification); a Tool call comes
+        back as :class:`ToolWork`. ``headers`` are the request's metadata headers over HTTP,
+        None over stdio."""
         if not isinstance(message, dict):
             return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if "id" not in message:
@@ -229,7 +223,7 @@ def _run(
         return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
 
 
-TOOLS_CALL = "tools/call"
+TOOLS_CALL = modern.TOOLS_CALL
 STRUCTURED_CONTENT = "structuredContent"
 # The first MCP revision with structured Tool results; older clients get the text item only.
 STRUCTURED_CONTENT_SINCE = "2025-06-18"

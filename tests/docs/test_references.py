@@ -223,7 +223,7 @@ def _check_curl(arguments: list[str], tools: set[str]) -> None:
             assert message["params"]["name"] in tools
 
 
-# The npm packages the documentation installs or runs, each checked to exist on the registry.
+# The only npm packages the documentation may install or run.
 NPM_PACKAGES = {"opencode-ai", "@modelcontextprotocol/inspector"}
 
 
