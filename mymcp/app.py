@@ -98,6 +98,10 @@ def create_production_app() -> FastAPI:
     A mistake in the operator's setup carries a note saying where it is and what to do,
     which Uvicorn's traceback prints last.
     """
-    from mymcp.startup import production_runtime
+    from mymcp.host.bootstrap import build_production_runtime, check_production_setup
+    from mymcp.startup import configure_logging
 
-    return create_app(production_runtime(), security=HttpSecurity.from_environment())
+    configure_logging()
+    runtime = build_production_runtime()
+    check_production_setup()
+    return create_app(runtime, security=HttpSecurity.from_environment())

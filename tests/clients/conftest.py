@@ -19,7 +19,7 @@ import pytest
 from tests.clients.scenario import seed_memory_root
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# Pinned in one file, which scripts/ensure-venv installs beside the interpreter's .venv.
+# Pinned in one file, which scripts/test installs beside the interpreter (.venv/mcp-sdk1).
 SDK1_PIN = Path(__file__).with_name("sdk1-requirements.txt")
 SDK1_SITE = Path(sys.prefix) / "mcp-sdk1"
 STARTUP_TIMEOUT = 20.0
@@ -143,7 +143,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
 
 @pytest.fixture(scope="session")
 def sdk1_site() -> Path:
-    """The isolated MCP SDK 1.x that ``scripts/ensure-venv test`` installs, for PYTHONPATH.
+    """The isolated MCP SDK 1.x that ``scripts/test`` installs, for PYTHONPATH.
 
     Tests never install anything: without that folder (plain ``pytest`` on a fresh setup) the
     1.x client tests are skipped, naming the command that sets it up.
