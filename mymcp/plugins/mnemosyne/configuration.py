@@ -181,8 +181,7 @@ def load_mutation_settings(
     from_env = _parse_environment(env)
     if len(from_env) == len(GATE_VARIABLES):
         return MutationSettings(**from_env)
-    directory = (home if home is not None else _home_directory(env)) / _APP_DIRECTORY
-    from_file = _read_settings_file(directory)
+    from_file = read_settings_file(settings_path(env, home)) or {}
     merged = {key: from_env.get(key, from_file.get(key, False)) for _, key in GATE_VARIABLES}
     return MutationSettings(**merged)
 
@@ -307,7 +306,7 @@ def read_settings_file(path: Path) -> dict[str, bool] | None:
 
     Runs every check of the loader, in its order, and raises the same ``SettingsError``.
     """
-    data = _settings_bytes(path.parent)
+    data = _settings_bytes(path)
     if data is None:
         return None
     document, text = _parse_toml(data, path)
@@ -318,12 +317,8 @@ def read_settings_file(path: Path) -> dict[str, bool] | None:
     return dict(section)
 
 
-def _read_settings_file(directory: Path) -> dict[str, bool]:
-    return read_settings_file(directory / _SETTINGS_FILE) or {}
-
-
-def _settings_bytes(directory: Path) -> bytes | None:
-    path = directory / _SETTINGS_FILE
+def _settings_bytes(path: Path) -> bytes | None:
+    directory = path.parent
     directory_stat = _os_call(directory, os.lstat, directory)
     if directory_stat is None:
         return None

@@ -42,7 +42,6 @@ OK, WARN, FAIL = "ok", "warn", "fail"
 Finding = tuple[str, str]
 
 _ALL = sys.maxsize  # the doctor counts every candidate, past the store's bound too
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 _WRITING_TOOLS = "remember, revise, archive, restore and forget"
 _STATE = {"true": "on", "false": "off"}
 _UNSET_MEANS_OFF = " (a gate whose variable is not set is off)"
@@ -209,22 +208,24 @@ def _scope_findings(root: Path, scope: str) -> list[Finding]:
         return [(FAIL, f"scope {scope}: {scope} is not a folder; recall and list of it fail")]
     report = _ScopeReport(scope)
     try:
-        with files.closing_fd(files.open_directory(start)) as start_fd:
+        start_fd = files.open_directory(start)
+    except OSError as error:
+        return [(FAIL, f"scope {scope}: a folder cannot be listed ({_reason(error)})")]
+    with files.closing_fd(start_fd):
+        try:
             candidates = discovery.walk(
                 start_fd, SCOPE_DEPTH, report_too_deep=True, on_skip_at=report.walk_skip, limit=_ALL
             )
-    except OSError as error:
-        return [
-            (FAIL, f"scope {scope}: a folder cannot be listed ({os.strerror(error.errno or 0)})")
-        ]
-    if len(candidates) > files.MAX_CANDIDATES:
-        text = (
-            f"holds {len(candidates)} .json files, more than {files.MAX_CANDIDATES}: "
-            "recall and scope-wide listing answer candidate_limit_exceeded"
-        )
-        return [(FAIL, f"scope {scope}: {text}")]
-    for candidate in candidates:
-        _check_candidate(root, start.joinpath(*candidate.parts), report)
+        except OSError as error:
+            return [(FAIL, f"scope {scope}: a folder cannot be listed ({_reason(error)})")]
+        if len(candidates) > files.MAX_CANDIDATES:
+            text = (
+                f"holds {len(candidates)} .json files, more than {files.MAX_CANDIDATES}: "
+                "recall and scope-wide listing answer candidate_limit_exceeded"
+            )
+            return [(FAIL, f"scope {scope}: {text}")]
+        for candidate in candidates:
+            _check_candidate(start_fd, scope, candidate.parts, report)
     return [_scope_summary(scope, report), *_skipped_findings(report)]
 
 
@@ -244,11 +245,15 @@ def _skipped_findings(report: _ScopeReport) -> Iterator[Finding]:
         yield (FAIL, f"{path}: skipped ({reason}): {detail}")
 
 
-def _check_candidate(root: Path, path: Path, report: _ScopeReport) -> None:
-    shown = path.relative_to(root).as_posix()
-    data, problem = _read_record_file(path)
-    if problem is not None:
-        report.skipped.append((shown, *problem))
+def _check_candidate(
+    start_fd: int, scope: str, parts: tuple[str, ...], report: _ScopeReport
+) -> None:
+    shown = "/".join((scope, *parts))
+    # Read exactly as the store reads it, so the doctor names the skips recall and list make.
+    try:
+        data = files.read_candidate(start_fd, parts).data
+    except files.EntrySkipped as skipped:
+        report.skipped.append((shown, skipped.reason, _read_detail(skipped)))
         return
     try:
         record = parse_record_bytes(data)
@@ -257,7 +262,7 @@ def _check_candidate(root: Path, path: Path, report: _ScopeReport) -> None:
         return
     if isinstance(record, CanonicalRecord):
         expected = record_parts(record)
-        if expected != path.relative_to(root).parts:
+        if expected != (scope, *parts):
             text = f"its scope, namespace, collection and id place it at {'/'.join(expected)}"
             report.skipped.append((shown, PATH_MISMATCH, text))
             return
@@ -267,26 +272,18 @@ def _check_candidate(root: Path, path: Path, report: _ScopeReport) -> None:
     report.valid += 1
 
 
-def _read_record_file(path: Path) -> tuple[bytes, tuple[str, str] | None]:
-    """The file's bytes, or the reason and detail that make the store skip it."""
-    limit = files.MAX_RECORD_BYTES
-    try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError as error:
-        return b"", (files.UNREADABLE, f"cannot be opened ({os.strerror(error.errno or 0)})")
-    try:
-        size = os.fstat(fd).st_size
-        data = b"" if size > limit else files.read_at_most(fd, limit + 1)
-    except OSError as error:
-        return b"", (files.UNREADABLE, f"cannot be read ({os.strerror(error.errno or 0)})")
-    finally:
-        os.close(fd)
-    if size > limit or len(data) > limit:
-        return b"", (
-            files.OVERSIZED,
-            f"{max(size, len(data))} bytes; a record holds at most {limit}",
-        )
-    return data, None
+def _read_detail(skipped: files.EntrySkipped) -> str:
+    if skipped.reason == files.OVERSIZED and skipped.identity is not None:
+        size = skipped.identity[files.SIZE]
+        return f"{size} bytes; a record holds at most {files.MAX_RECORD_BYTES}"
+    cause = skipped.__cause__
+    if isinstance(cause, OSError):
+        return f"cannot be read ({_reason(cause)})"
+    return "is not a regular file"
+
+
+def _reason(error: OSError) -> str:
+    return os.strerror(error.errno or 0)
 
 
 def _invalid_detail(reason: str, data: bytes) -> str:

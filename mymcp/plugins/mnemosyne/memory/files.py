@@ -37,6 +37,7 @@ OVERSIZED = "oversized"
 # (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns, st_nlink): what makes a cached read
 # reusable. The link count tells whether the file can also be written through another path.
 Identity = tuple[int, int, int, int, int, int]
+SIZE = 2  # index of st_size in an Identity
 LINKS = 5  # index of st_nlink in an Identity
 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
