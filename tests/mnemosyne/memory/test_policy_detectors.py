@@ -440,6 +440,16 @@ _OWN_PLACE = [
     ("backup codes:\n4f8k-2m9x\n7q3z-8w1c\n9d6h-3v5b", CREDENTIAL),
     ("card number: 6154 2321661931417", CARD),
     ("4111 1111 1111 1111", CARD),
+    # A rejected match (a placeholder, a bad boundary) hides no token that starts inside it.
+    ("deploy_sk-old-name-ghp_ABCDEFGHIJKLMNOPQRSTUV1234", CREDENTIAL),
+    ("sk-your-key-here-ghp_ABCDEFGHIJKLMNOPQRSTUV1234", CREDENTIAL),
+    ("glpat-xxxxxxxxxxxxxxxxxxxx_hf_ABCDEFGHIJKLMNOPQRSTUVWXYZabcd", CREDENTIAL),
+    # A quoted credential is still a credential; a key made to be published is so only
+    # after a token name.
+    ('Authorization: Bearer "abc"', CREDENTIAL),
+    ("Authorization: Basic 'dXNlcjpwYXNz'", CREDENTIAL),
+    ("password=pk_test_Secret123", CREDENTIAL),
+    ("curl -u bob:zpubA9b3c", CREDENTIAL),
 ]
 
 

@@ -23,7 +23,7 @@ __all__ = ["has_authorization", "has_mfa_secret", "has_session_cookie", "has_url
 
 # The contract's base rule: "Authorization:" then Basic or Bearer and anything.
 _AUTHORIZATION = re.compile(
-    r"""authorization["']?\s*[:=]\s*["']?(?:(?P<known>basic|bearer)\s+(?P<credential>[^\s"']+)
+    r"""authorization["']?\s*[:=]\s*["']?(?:(?P<known>basic|bearer)\s+["']?(?P<credential>[^\s"']+)
     |(?P<scheme>token|bot|apikey|api-key|key|sso-key|ssws|digest|hmac|negotiate|ntlm|
     aws4-hmac-sha256|gitlab-ci-token|splunk|genieKey|klaviyo-api-key)\s+(?P<other>[^\s"']+))""",
     re.IGNORECASE | re.VERBOSE,

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import NamedTuple, cast
 
 from mymcp.plugins.mnemosyne.memory.policy.looks import (
+    PUBLIC_PREFIXES,
     is_not_a_secret,
     looks_like_password,
     looks_random,
@@ -397,6 +398,8 @@ def _is_secret(assignment: Assignment) -> bool:
         return looks_like_password(
             value, quoted=assignment.quoted, strict=assignment.mode in {"prose", "bare"}
         )
+    if value.startswith(PUBLIC_PREFIXES):
+        return False  # "token pk_test_…": a key made to be published, named as a token
     if assignment.kind == "private":
         return looks_random(value, minimum=32)
     if assignment.mode in {"prose", "bare"}:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from mymcp.plugins.mnemosyne.memory.policy.looks import looks_random
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
@@ -207,6 +207,15 @@ _PLACEHOLDER_BODY = re.compile(r"[xX]{4}|0{8}|your|here|placeholder|redact|dummy
 _BASE_PIECES = ("gh", "github_pat_", "xox", "k_live_", "AIza", "sk-")
 
 
+def _from_every_start(pattern: re.Pattern[str], chunk: str) -> Iterator[re.Match[str]]:
+    """Each match, then the next one from one character past its start: a match the caller
+    rejects (a placeholder, a bad boundary) must not hide a token that starts inside it."""
+    at = 0
+    while (match := pattern.search(chunk, at)) is not None:
+        yield match
+        at = match.start() + 1
+
+
 def _base_at(chunk: str) -> bool:
     if ("AKIA" in chunk or "ASIA" in chunk) and any(
         not _PLACEHOLDER_BODY.search(match.group(), 4) for match in _AWS.finditer(chunk)
@@ -214,7 +223,7 @@ def _base_at(chunk: str) -> bool:
         return True
     if not any(piece in chunk for piece in _BASE_PIECES):
         return False
-    for match in _BASE_RE.finditer(chunk):
+    for match in _from_every_start(_BASE_RE, chunk):
         start = match.start()
         prefix = next(p for p in _BASE_BOUNDARY if chunk.startswith(p, start))
         if start and _BASE_BOUNDARY[prefix].match(chunk[start - 1]):
@@ -226,7 +235,8 @@ def _base_at(chunk: str) -> bool:
 
 def _prefixed_at(chunk: str) -> bool:
     return any(
-        not _PLACEHOLDER_BODY.search(match.group()) for match in _PREFIXED_RE.finditer(chunk)
+        not _PLACEHOLDER_BODY.search(match.group())
+        for match in _from_every_start(_PREFIXED_RE, chunk)
     )
 
 
@@ -280,7 +290,7 @@ _WEBHOOK_PIECES = ("hook", "googleapis", "ifttt")
 
 
 def _webhook_in(chunk: str) -> bool:
-    for match in _WEBHOOKS.finditer(chunk):
+    for match in _from_every_start(_WEBHOOKS, chunk):
         secret = next(group for group in match.groups() if group is not None)
         if _PLACEHOLDER_BODY.search(secret):
             continue

@@ -173,9 +173,11 @@ class Text:
         if spans is None:
             # The runs do not overlap and come in order, so the one that could hold
             # start:end is the last to begin at or before start.
+            # Both kinds are runs of 15 token characters or more, so they lie in the chunks.
             found = [
                 match.span()
-                for match in _HEX_IDENTIFIER.finditer(self.value)
+                for begin, stop in self.chunks()
+                for match in _HEX_IDENTIFIER.finditer(self.value, begin, stop)
                 if not _HEX_LETTERS.isdisjoint(match.group())
             ]
             spans = ([begin for begin, _ in found], [stop for _, stop in found])
