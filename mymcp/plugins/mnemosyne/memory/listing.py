@@ -236,5 +236,5 @@ def _identity(stored: StoredRecord) -> list[object]:
     record = stored.record
     if isinstance(record, LegacyRecord):
         return [1, record.id]
-    collection_id = None if record.collection is None else record.collection.id
+    collection_id = record.collection_id
     return [2, record.namespace.id, collection_id, record.id]

@@ -115,6 +115,10 @@ class CanonicalRecord:
     updated_at: str
     occurred_at: str | None
 
+    @property
+    def collection_id(self) -> str | None:
+        return None if self.collection is None else self.collection.id
+
 
 Record: TypeAlias = LegacyRecord | CanonicalRecord
 

@@ -65,7 +65,7 @@ class CanonicalReference:
 
     @classmethod
     def of(cls, record: CanonicalRecord) -> CanonicalReference:
-        collection_id = None if record.collection is None else record.collection.id
+        collection_id = record.collection_id
         return cls(record.scope, record.namespace.id, collection_id, record.id)
 
     def as_dict(self) -> JsonObject:

@@ -83,7 +83,7 @@ def duplicate_key(memory: CanonicalRecord) -> tuple[object, ...]:
         memory.scope,
         memory.namespace.kind,
         memory.namespace.id,
-        None if memory.collection is None else memory.collection.id,
+        memory.collection_id,
         memory.kind,
         memory.occurred_at,
         memory.title,
@@ -121,7 +121,7 @@ def remember(
         policy.remember_values(
             draft.namespace.id,
             draft.namespace.label,
-            None if draft.collection is None else draft.collection.id,
+            draft.collection_id,
             None if draft.collection is None else draft.collection.label,
             draft.title,
             draft.content,

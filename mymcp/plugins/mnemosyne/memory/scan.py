@@ -102,7 +102,7 @@ Outcome: TypeAlias = StoredRecord | str
 
 def record_parts(record: CanonicalRecord) -> tuple[str, ...]:
     """The root-relative path parts where a version 2 record belongs."""
-    collection_id = None if record.collection is None else record.collection.id
+    collection_id = record.collection_id
     return canonical_relative_parts(record.scope, record.namespace.id, collection_id, record.id)
 
 

@@ -64,7 +64,7 @@ def _immutable(record: CanonicalRecord) -> tuple[object, ...]:
         record.scope,
         record.namespace.kind,
         record.namespace.id,
-        None if record.collection is None else record.collection.id,
+        record.collection_id,
         record.kind,
         record.language,
         record.origin,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from mymcp.plugins.mnemosyne.memory.policy.checksums import luhn, weighted
+from mymcp.plugins.mnemosyne.memory.policy.checksums import ean13, luhn
 from mymcp.plugins.mnemosyne.memory.policy.identifiers import cluster_shapes
 from mymcp.plugins.mnemosyne.memory.policy.labels import BENIGN, CARD, label_around
 from mymcp.plugins.mnemosyne.memory.policy.text import Text
@@ -61,11 +61,7 @@ def issued_by_a_network(digits: str) -> bool:
 
 
 def _isbn13(digits: str) -> bool:
-    return (
-        len(digits) == 13
-        and digits[:3] in ("978", "979")
-        and weighted(digits, (1, 3) * 6 + (1,)) % 10 == 0
-    )
+    return digits[:3] in ("978", "979") and ean13(digits)
 
 
 def _is_card(text: Text, start: int, end: int, digits: str) -> bool:

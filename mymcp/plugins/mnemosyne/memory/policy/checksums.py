@@ -12,6 +12,7 @@ from datetime import date
 
 __all__ = [
     "base58check",
+    "ean13",
     "iso7064_mod11_2",
     "iso7064_mod11_10",
     "luhn",
@@ -23,6 +24,7 @@ __all__ = [
 
 # Each digit doubled, less 9 when that makes two digits: what Luhn adds for every second one.
 _DOUBLED = bytes.maketrans(b"0123456789", b"0246813579")
+_EAN13_WEIGHTS = (1, 3) * 6 + (1,)
 
 
 def luhn(digits: str) -> bool:
@@ -39,6 +41,11 @@ def luhn(digits: str) -> bool:
             digit = digit * 2 - 9 if digit > 4 else digit * 2
         total += digit
     return total % 10 == 0
+
+
+def ean13(digits: str) -> bool:
+    """The EAN-13 check (ISBN-13, Switzerland's AHV number): weights 1 and 3 in turn."""
+    return len(digits) == 13 and weighted(digits, _EAN13_WEIGHTS) % 10 == 0
 
 
 def weighted(digits: str, weights: Sequence[int]) -> int:

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from mymcp.plugins.mnemosyne.memory.policy.checksums import (
+    ean13,
     iso7064_mod11_2,
     iso7064_mod11_10,
     luhn,
@@ -103,8 +104,7 @@ def _snils(number: str) -> bool:  # Russia
 
 
 def _ahv(number: str) -> bool:  # Switzerland, an EAN-13
-    check = (10 - weighted(number, (1, 3) * 6) % 10) % 10
-    return number.startswith("756") and number[12] == str(check)
+    return number.startswith("756") and ean13(number)
 
 
 def _belgium(number: str) -> bool:
