@@ -306,6 +306,7 @@ _FORMATTED += ["1", " ", "\n", "-", ".", "A", "x", "+", "0000 0000 0000", "SSN"]
 
 @PROPERTY
 @given(_joined(_FORMATTED, 12))
+@example("AB 12 34 56 CSSN-123.456.789-09AB 12 34 56 C")  # a capitals word glued to a number
 def test_the_format_gates_open_for_every_cluster_with_a_format(value: str) -> None:
     text = Text(value)
     for start, end in identifiers._clusters(text):

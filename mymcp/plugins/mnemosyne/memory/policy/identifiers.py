@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import cast
 
 from mymcp.plugins.mnemosyne.memory.policy.labels import (
@@ -80,9 +81,8 @@ _SEPARATORS = str.maketrans("", "", "-./+ ()")
 # What a match of _CLUSTER, or one of its space-separated parts, looks like when the
 # cluster, a part, or "AA " and the cluster has the shape of a format (the capitals that
 # open a format may stand before the match). When none occurs, no format applies.
-# On the shape, a word of capitals as _CAPITAL_WORD finds it on the value.
-# On the shapes joined by "|", each "|" as well (it ends a shape and opens the next).
-_CAPITAL_RUN = re.compile(rb"(?<![^ |])AA+(?=[ \-./+|]|$)|\|")
+# On the shape, a token that _CAPITAL_WORD makes a word of capitals on the value.
+_CAPITAL_TOKEN = re.compile(rb"AA+(?:[-./+]|$)")
 _FORMAT_SHAPES = frozenset(
     piece
     for shape in FORMATS
@@ -202,9 +202,22 @@ def _may_be_formatted(text: Text) -> bool:
         return True  # the shape cannot tell a line break from a space
     if not _FORMAT_SHAPES.isdisjoint(b" ".join(shapes).split(b" ")):
         return True
-    split = [found for found in shapes if b" AA" in found]
-    runs = _CAPITAL_RUN.split(b"|".join(split)) if split else []
+    runs = [run for found in shapes if b" AA" in found for run in _runs(found)]
     return not _FORMAT_SHAPES.isdisjoint(run.strip(b" -./+") for run in runs)
+
+
+def _runs(shape: bytes) -> Iterator[bytes]:
+    """The parts of a cluster's shape between its words of capitals, as _numbers cuts them."""
+    current: list[bytes] = []
+    for token in shape.split(b" "):
+        if _CAPITAL_TOKEN.match(token):
+            if current:
+                yield b" ".join(current)
+            current = []
+        else:
+            current.append(token)
+    if current:
+        yield b" ".join(current)
 
 
 def _shaped_like_a_format(signature: bytes) -> bool:
