@@ -1,7 +1,7 @@
 """The word that labels a number: what the writer said the number is.
 
 A nine-digit number is a social security number when "SSN" stands before it and a part
-number when "part" does. :func:`label_before` reads the few words before a number (and,
+number when "part" does. :func:`label_around` reads the few words before a number (and,
 failing that, the two after it) and returns the nearest label it knows:
 
 - ``benign``: order, invoice, part, SKU, ISBN, phone, version, shipment and the like;
