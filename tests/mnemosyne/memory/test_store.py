@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import logging
 import multiprocessing
@@ -164,22 +165,25 @@ def test_every_skip_reason_is_logged_without_anything_else(
 
     def guarded_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
         if path == "g-locked.json":
-            raise PermissionError("denied")
+            raise PermissionError(errno.EACCES, "denied")
         return real_open(path, flags, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", guarded_open)
     assert store.recall_scan(root, PROJECT) == []
-    assert warnings() == _skipped(
-        "symlink",
-        "invalid_encoding",
-        "invalid_json",
-        "invalid_json",
-        "invalid_record",
-        "oversized",
-        "invalid_json",
-        "unreadable",
-        "path_mismatch",
-    )
+    unreadable = "skipped scope='project' reason='unreadable' cause='permission' errno='EACCES'"
+    assert warnings() == [
+        *_skipped(
+            "symlink",
+            "invalid_encoding",
+            "invalid_json",
+            "invalid_json",
+            "invalid_record",
+            "oversized",
+            "invalid_json",
+        ),
+        f"{unreadable} directory='project'",
+        *_skipped("path_mismatch"),
+    ]
 
 
 def test_walk_warnings_precede_load_warnings(
