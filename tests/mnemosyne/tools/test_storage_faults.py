@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +21,8 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory import faults
 from tests.helpers import McpClient, canonical_record, log_events, snapshot_tree, write_record
-from tests.mnemosyne.tools.mutation_support import existing, fix_clock, reference_of
+from tests.mnemosyne.tools.mutation_support import OTHER_ID, existing, fix_clock, reference_of
+from tests.tmpfs import fill_bytes, fill_inodes, remount, small_tmpfs
 
 # (errno, the cause the log names): every row of the table, and one errno it does not hold.
 CAUSES = [
@@ -374,3 +376,76 @@ def test_every_errno_of_the_table_has_a_cause_and_others_are_other() -> None:
     assert {number: faults.cause_of(number) for number, _ in CAUSES} == dict(CAUSES)
     assert faults.cause_of(None) == "other"
     assert set(faults.CAUSES.values()) | {"other"} == {cause for _, cause in CAUSES}
+
+
+# --- a real tmpfs that fills up or turns read-only (root only) ----------------------------------
+
+
+def _fill_all_bytes(mounted: Path) -> Callable[[], None]:
+    filler = fill_bytes(mounted)
+    return filler.unlink
+
+
+def _fill_all_inodes(mounted: Path) -> Callable[[], None]:
+    folder = fill_inodes(mounted)
+    return lambda: shutil.rmtree(folder)
+
+
+def _mount_read_only(mounted: Path) -> Callable[[], None]:
+    remount(mounted, "ro")
+    return lambda: remount(mounted, "rw")
+
+
+# (how the fault is made and cleared, the cause and errno, whether forget fails too)
+REAL_FAULTS = [
+    pytest.param(_fill_all_bytes, "no_space", "ENOSPC", False, id="full"),
+    pytest.param(_fill_all_inodes, "no_space", "ENOSPC", False, id="no-inodes"),
+    pytest.param(_mount_read_only, "read_only", "EROFS", True, id="read-only"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("make_fault", "cause", "name", "forget_fails"), REAL_FAULTS)
+def test_a_real_fault_answers_as_the_contract_and_a_write_works_once_it_clears(
+    mcp: Callable[..., McpClient],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    make_fault: Callable[[Path], Callable[[], None]],
+    cause: str,
+    name: str,
+    forget_fails: bool,
+) -> None:
+    with small_tmpfs(tmp_path / "fs") as mounted:
+        root = mounted / "memory"
+        monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
+        client = mcp(remember=True, revise=True, archive_restore=True, forget=True)
+        existing(root, lifecycle={"state": "active", "revision": 1})
+        archived = existing(root, id=OTHER_ID, lifecycle={"state": "archived", "revision": 1})
+        other = {**CHANGE, "reference": reference_of(archived)}
+        calls = [
+            ("memory_remember", REMEMBER_ARGUMENTS),
+            ("memory_revise", REVISE_ARGUMENTS),
+            ("memory_archive", CHANGE),
+            ("memory_restore", other),
+        ]
+        before = snapshot_tree(root)
+        clear = make_fault(mounted)
+        caplog.set_level(logging.INFO)
+
+        for tool, arguments in calls:
+            assert client.call(tool, arguments).payload == _unavailable(tool), tool
+            assert _event(caplog, tool).endswith(
+                f" cause={cause} errno={name} directory={DIRECTORY}"
+            )
+            caplog.clear()
+        assert snapshot_tree(root) == before
+        forgotten = client.call("memory_forget", other).payload
+        if forget_fails:
+            assert forgotten == _unavailable("memory_forget")
+            assert snapshot_tree(root) == before
+        else:  # removing a file needs no space
+            assert forgotten["status"] == "forgotten"
+
+        clear()
+        assert client.call("memory_remember", REMEMBER_ARGUMENTS).payload["status"] == "remembered"

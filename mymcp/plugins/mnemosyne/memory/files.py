@@ -311,6 +311,11 @@ def remove_quietly(dir_fd: int, name: str) -> None:
         pass
 
 
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is that of a temp file a write makes (and a later one cleans up)."""
+    return _TEMP_NAME_RE.fullmatch(name) is not None
+
+
 def remove_leftover_temps(dir_fd: int) -> None:
     """Remove temp files of earlier writes that never finished (regular files only)."""
     try:
@@ -318,7 +323,7 @@ def remove_leftover_temps(dir_fd: int) -> None:
             names = [
                 entry.name
                 for entry in entries
-                if _TEMP_NAME_RE.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)
+                if is_temp_name(entry.name) and entry.is_file(follow_symlinks=False)
             ]
     except OSError:
         return
