@@ -255,6 +255,44 @@ def test_remember_whose_directory_sync_fails_keeps_its_answer_and_names_the_caus
     )
 
 
+@pytest.mark.parametrize("inject", [fail_temp_files, fail_directory_sync])
+def test_a_failed_remember_removes_the_folders_it_made(
+    client: McpClient,
+    memory_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    inject: Callable[[pytest.MonkeyPatch, int], None],
+) -> None:
+    memory_root.mkdir(mode=0o700)
+    (memory_root / "project").mkdir(mode=0o700)
+    before = snapshot_tree(memory_root)
+    inject(monkeypatch, errno.ENOSPC)
+
+    reply = client.call("memory_remember", REMEMBER_ARGUMENTS)
+
+    assert reply.payload == _unavailable("memory_remember")
+    assert snapshot_tree(memory_root) == before
+
+
+def test_a_remember_whose_record_became_visible_keeps_its_folders(
+    client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory_root.mkdir(mode=0o700)
+    real = os.fsync
+
+    def fail_once_the_record_is_linked(fd: int) -> None:
+        # Folder syncs succeed until the record's own directory is synced after the link.
+        if _is_directory(fd) and any((memory_root / DIRECTORY).glob("*.json")):
+            raise _failing(errno.EIO)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fail_once_the_record_is_linked)
+
+    reply = client.call("memory_remember", REMEMBER_ARGUMENTS)
+
+    assert reply.payload == _unavailable("memory_remember")
+    assert len(list((memory_root / DIRECTORY).glob("*.json"))) == 1
+
+
 def test_remember_on_a_root_that_cannot_be_made_names_the_root(
     client: McpClient,
     memory_root: Path,

@@ -172,13 +172,18 @@ class MemoryStore:
     # --- writes --------------------------------------------------------------------------
 
     def create(self, root: Path, record: CanonicalRecord) -> StoredRecord:
-        """Publish a new record file without ever replacing an existing one."""
+        """Publish a new record file without ever replacing an existing one.
+
+        The folders made on the way are removed again when the record could not be written.
+        """
         payload = encode_record(record)
         parts = _checked(scan.record_parts(record))
         with self._locked(root) as root_fd, _Unavailable(parts[:-1]):
-            with files.closing_fd(files.open_beneath(root_fd, parts[:-1], make=True)) as dir_fd:
-                writes.publish(dir_fd, record.id, parts[-1], payload)
-                stored = self._scanner.load(os.path.abspath(root), dir_fd, parts, fresh=True)
+            with _undone_on_failure(root_fd, parts[:-1]):
+                dir_fd = files.open_beneath(root_fd, parts[:-1], make=True)
+                with files.closing_fd(dir_fd):
+                    writes.publish(dir_fd, record.id, parts[-1], payload)
+                    stored = self._scanner.load(os.path.abspath(root), dir_fd, parts, fresh=True)
         if stored is None:
             raise MnemosyneError()
         return stored
@@ -269,6 +274,17 @@ class _Unavailable:
 
 # The block of an operation on the root itself (its creation, opening and lock).
 _unavailable = _Unavailable(())
+
+
+@contextmanager
+def _undone_on_failure(root_fd: int, names: tuple[str, ...]) -> Iterator[None]:
+    """Remove the folders of ``names`` that the block made if it fails (while empty)."""
+    missing = files.missing_depth(root_fd, names)
+    try:
+        yield
+    except BaseException:
+        files.remove_empty_directories(root_fd, names, missing)
+        raise
 
 
 def _open_root(root: str, *, follow: bool) -> int | None:
