@@ -15,7 +15,9 @@ forget, recall, list and inspect. The faults:
 - ``link/rename EIO``: the same for every ``link``, ``linkat``, ``rename``, ``renameat`` and
   ``renameat2``.
 
-After each fault is cleared one more remember must succeed. The table then says, per fault:
+Once the tmpfs is full, out of inodes or read-only, before the calls, ``mymcp doctor`` runs
+with the same settings; its ``warn`` and ``fail`` lines are printed below the table. After each fault is
+cleared one more remember must succeed. The table then says, per fault:
 the answers, HTTP 5xx, error answers (``storage_error`` and ``uncertain``), acknowledged
 writes the disk no longer shows, record files changed by a call that answered
 ``storage_error``, record files that do not parse or that memory_list does not list, temp files
@@ -56,6 +58,7 @@ ERROR_LINE = re.compile(r"event=(memory_\w+) outcome=(storage_error|uncertain|re
 CAUSE = re.compile(r" cause=(\w+)(?: errno=(\w+))?")
 TEMP = re.compile(r"\.mem_[0-9a-f]{32}\.[a-z0-9]{8}\.tmp")
 LINK_CALLS = "link,linkat,rename,renameat,renameat2"
+DOCTORED = ("full", "no inodes", "read-only")  # the faults mymcp doctor can see
 
 
 # --- the server and its client ----------------------------------------------------------------
@@ -419,7 +422,19 @@ def _log_causes(log: Path, start: int) -> tuple[str, int]:
     return ", ".join(f"{name} x{count}" for name, count in sorted(names.items())) or "-", unnamed
 
 
-def _one_fault(name: str, fault: Any, server: Server, mounted: Path, rounds: int) -> Row:
+def _doctor(server: Server) -> list[str]:
+    """The ``warn`` and ``fail`` lines of ``mymcp doctor`` with the server's settings."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MNEMOSYNE_")}
+    env.update(HOME=str(server.home), MNEMOSYNE_MEMORY_ROOT=str(server.root))
+    env.update({f"MNEMOSYNE_MEMORY_{gate}_ENABLED": "true" for gate in GATES})
+    command = [sys.executable, "-m", "mymcp", "doctor", "--port", str(server.port)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    return [line for line in done.stdout.splitlines() if line.startswith(("warn", "fail"))]
+
+
+def _one_fault(
+    name: str, fault: Any, server: Server, mounted: Path, rounds: int
+) -> tuple[Row, list[str]]:
     assert server.process is not None
     client = Client(server.port)
     state = Round(server.root, client, [])
@@ -427,12 +442,13 @@ def _one_fault(name: str, fault: Any, server: Server, mounted: Path, rounds: int
     first = len(client.answers)
     log_start = server.log.stat().st_size
     with fault(mounted, server.process.pid):
+        doctor = _doctor(server) if name in DOCTORED else []
         state.run(rounds)
         during = client.answers[first:]
     time.sleep(0.2)  # the log thread writes within about 20 ms
     causes, unnamed = _log_causes(server.log, log_start)
     recovered = state.remember("after", acknowledged=True).status == "remembered"
-    return Row(
+    row = Row(
         fault=name,
         answers=len(during),
         http_5xx=sum(answer.http_status >= 500 for answer in client.answers),
@@ -447,6 +463,7 @@ def _one_fault(name: str, fault: Any, server: Server, mounted: Path, rounds: int
         causes=causes,
         unnamed=unnamed,
     )
+    return row, doctor
 
 
 HEADER = (
@@ -498,13 +515,18 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mounted)], check=True)
         try:
             with Server(mounted / "memory", home, base / "server.log") as server:
-                rows = [
+                results = [
                     _one_fault(name, fault, server, mounted, args.rounds) for name, fault in FAULTS
                 ]
         finally:
             if subprocess.run(["umount", str(mounted)], check=False).returncode != 0:
                 subprocess.run(["umount", "-l", str(mounted)], check=False)
+    rows = [row for row, _ in results]
     _print(rows)
+    for row, doctor in results:
+        if row.fault in DOCTORED:
+            print(f"\nmymcp doctor while {row.fault}:")
+            print("\n".join(f"  {line}" for line in doctor) or "  (no warn or fail line)")
     return 0 if all(_passed(row) for row in rows) else 1
 
 

@@ -47,6 +47,7 @@ Finding = tuple[str, str]
 
 _ALL = sys.maxsize  # the doctor counts every candidate, past the store's bound too
 _WRITING_TOOLS = "remember, revise, archive, restore and forget"
+_TOOLS_NEEDING_SPACE = "remember, revise, archive and restore"  # forget only removes a file
 _STATE = {"true": "on", "false": "off"}
 _UNSET_MEANS_OFF = " (a gate whose variable is not set is off)"
 # Below either, the filesystem of the memory root is reported as nearly full.
@@ -206,7 +207,7 @@ def _space_finding(where: Path, usage: os.statvfs_result, any_gate_on: bool) -> 
     shown += " free" if free_inodes is None else f" and {free_inodes:,} inodes free"
     logged = f"logged as cause={faults.NO_SPACE}"
     if free_bytes == 0 or free_inodes == 0:
-        text = f"{shown}: no space left, so {_WRITING_TOOLS} fail ({logged})"
+        text = f"{shown}: no space left, so {_TOOLS_NEEDING_SPACE} fail ({logged})"
         return (FAIL if any_gate_on else WARN, f"{text}; free some space or move the memory root")
     if free_bytes < LOW_SPACE_BYTES or (free_inodes is not None and free_inodes < LOW_SPACE_INODES):
         limits = f"{LOW_SPACE_BYTES // 10**6} MB or {LOW_SPACE_INODES:,} inodes"
