@@ -512,7 +512,13 @@ def main(argv: list[str] | None = None) -> int:
         mounted.mkdir()
         home.mkdir()
         options = "size=4m,nr_inodes=2000,mode=0700"
-        subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mounted)], check=True)
+        command = ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mounted)]
+        mounting = subprocess.run(command, capture_output=True, text=True, check=False)
+        if mounting.returncode != 0:
+            print(
+                f"storage_faults: mount is not allowed: {mounting.stderr.strip()}", file=sys.stderr
+            )
+            return 2
         try:
             with Server(mounted / "memory", home, base / "server.log") as server:
                 results = [

@@ -88,6 +88,7 @@ def test_the_skip_line_is_the_one_an_unreadable_record_logs(
 ) -> None:
     client = mcp()
     place_canonical(memory_root, canonical_record(collection=None))
+
     def failing_read(fd: int, size: int) -> bytes:
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
