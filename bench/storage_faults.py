@@ -16,14 +16,15 @@ forget, recall, list and inspect. The faults:
   ``renameat2``.
 
 Once the tmpfs is full, out of inodes or read-only, before the calls, ``mymcp doctor`` runs
-with the same settings; its ``warn`` and ``fail`` lines are printed below the table. After each fault is
-cleared one more remember must succeed. The table then says, per fault:
-the answers, HTTP 5xx, error answers (``storage_error`` and ``uncertain``), acknowledged
-writes the disk no longer shows, record files changed by a call that answered
-``storage_error``, record files that do not parse or that memory_list does not list, temp files
-left, whether the write after the fault worked, and the causes named by the error log lines
-(with the number of such lines that named none). An ``uncertain`` answer may or may not have
-changed the file, as its message says; the client then inspects, and so does this script.
+with the same settings; its ``warn`` and ``fail`` lines are printed below the table. After
+each fault is cleared one more remember must succeed. The table then says, per fault: the
+answers, HTTP 5xx, error answers (``storage_error`` and ``uncertain``), acknowledged writes
+the disk no longer shows, record files changed and folders made by a call that answered
+``storage_error``, record files that do not parse or that memory_list does not list, temp
+files left, whether the write after the fault worked, and the causes named by the error log
+lines (with the number of such lines that named none). An ``uncertain`` answer may or may not
+have changed the file, as its message says; the client then inspects, and so does this
+script. The exit status is 0 when every figure is clean, 1 otherwise, 2 when it cannot run.
 """
 
 from __future__ import annotations
