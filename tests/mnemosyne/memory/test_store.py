@@ -661,13 +661,14 @@ def test_create_refuses_a_record_that_does_not_round_trip_or_fit(
     assert not root.exists()
 
 
+def _no_links(*_: Any, **__: Any) -> None:
+    raise OSError("hard links unsupported")
+
+
 def test_create_removes_its_temp_file_and_new_folders_when_linking_fails(
     root: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_links(*_: Any, **__: Any) -> None:
-        raise OSError("hard links unsupported")
-
-    monkeypatch.setattr(files, "link_no_clobber", no_links)
+    monkeypatch.setattr(files, "link_no_clobber", _no_links)
     with pytest.raises(SourceUnavailable):
         store.create(root, _new_record())
     assert list(root.iterdir()) == []
@@ -678,11 +679,7 @@ def test_create_that_fails_keeps_the_folders_that_were_there(
 ) -> None:
     (root / "project" / "mnemosyne").mkdir(parents=True)
     place_canonical(root, canonical_record(id=OTHER_ID, collection=None))
-
-    def no_links(*_: Any, **__: Any) -> None:
-        raise OSError("hard links unsupported")
-
-    monkeypatch.setattr(files, "link_no_clobber", no_links)
+    monkeypatch.setattr(files, "link_no_clobber", _no_links)
     with pytest.raises(SourceUnavailable):
         store.create(root, _new_record())
     assert [p.name for p in (root / "project" / "mnemosyne").iterdir()] == [f"{OTHER_ID}.json"]

@@ -39,11 +39,9 @@ CAUSES = [
 CAUSE_IDS = [errno.errorcode[number] for number, _ in CAUSES]
 DIRECTORY = "project/mnemosyne/decisions"
 REFERENCE = reference_of(canonical_record())
+# Remember arguments for a new memory in the folder of canonical_record().
 REMEMBER_ARGUMENTS = {
-    "scope": "project",
-    "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
-    "collection": {"id": "decisions", "label": "Decisions"},
-    "kind": "decision",
+    **{key: canonical_record()[key] for key in ("scope", "namespace", "collection", "kind")},
     "language": "en",
     "title": "Fault injection",
     "content": "A memory that the full disk refuses.",
