@@ -267,9 +267,13 @@ class _Unavailable:
             error = SourceUnavailable()
             error.fault = faults.fault_of(exc, self.directory)
             raise error from exc
-        if isinstance(exc, StorageError | OutcomeUncertain) and exc.fault is None:
-            if not isinstance(exc, CandidateLimitExceeded):
-                exc.fault = faults.fault_of(exc, self.directory)
+        # The candidate bound is no filesystem failure: its code says all there is to say.
+        if (
+            isinstance(exc, StorageError | OutcomeUncertain)
+            and not isinstance(exc, CandidateLimitExceeded)
+            and exc.fault is None
+        ):
+            exc.fault = faults.fault_of(exc, self.directory)
 
 
 # The block of an operation on the root itself (its creation, opening and lock).
