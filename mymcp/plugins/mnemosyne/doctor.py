@@ -5,6 +5,10 @@ paths, because they are read by the operator in their own terminal; the server's
 carry a path. Nothing here creates, changes or moves a file: the checks are ``stat``,
 ``access``, directory listings and no-follow reads.
 
+The filesystem that holds the root (or, before the root exists, its nearest existing
+parent) is looked at with ``statvfs``: free bytes and inodes, and whether it is mounted
+read-only, named with the causes the server's log uses (``memory/faults.py``).
+
 The records are found by the store's own walk (``memory/discovery.py``: which files are
 candidates, how deep folders are entered, which entries are skipped) and checked by the
 store's rules, so that each file recall and list skip is named with its path below the
@@ -24,7 +28,7 @@ from pathlib import Path
 
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.configuration import GATE_VARIABLES, ROOT_VARIABLE, SettingsError
-from mymcp.plugins.mnemosyne.memory import discovery, files
+from mymcp.plugins.mnemosyne.memory import discovery, faults, files
 from mymcp.plugins.mnemosyne.memory.records import (
     INVALID_ENCODING,
     INVALID_JSON,
@@ -43,8 +47,13 @@ Finding = tuple[str, str]
 
 _ALL = sys.maxsize  # the doctor counts every candidate, past the store's bound too
 _WRITING_TOOLS = "remember, revise, archive, restore and forget"
+_TOOLS_NEEDING_SPACE = "remember, revise, archive and restore"  # forget only removes a file
 _STATE = {"true": "on", "false": "off"}
 _UNSET_MEANS_OFF = " (a gate whose variable is not set is off)"
+# Below either, the filesystem of the memory root is reported as nearly full.
+LOW_SPACE_BYTES = 50_000_000
+LOW_SPACE_INODES = 1_000
+_SHOWN_TEMP_FOLDERS = 10
 
 
 def findings(environ: Mapping[str, str] | None = None) -> list[Finding]:
@@ -57,7 +66,9 @@ def findings(environ: Mapping[str, str] | None = None) -> list[Finding]:
     root = configuration.resolve_memory_root(env)
     any_gate_on = any(from_env.get(v, file_values.get(k)) for v, k in GATE_VARIABLES)
     found += _root_findings(root, _root_source(env), any_gate_on)
+    found += _filesystem_findings(root, any_gate_on)
     found += _record_findings(root)
+    found += _leftover_temp_findings(root)
     return found
 
 
@@ -135,7 +146,7 @@ def _root_findings(root: Path, source: str, any_gate_on: bool) -> list[Finding]:
             "archive, restore and forget follow it, memory_list and memory_remember refuse it"
         )
         found.append((WARN, text))
-    if not os.access(root, os.W_OK):
+    if not os.access(root, os.W_OK) and not _mounted_read_only(root):
         level = WARN if any_gate_on else OK
         found.append((level, f"{shown} is not writable by this user: {_WRITING_TOOLS} fail"))
     mode = stat.S_IMODE(os.stat(root).st_mode)
@@ -155,6 +166,105 @@ def _user_name(uid: int) -> str:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
         return str(uid)
+
+
+# --- the filesystem that holds the memory root ----------------------------------------------
+
+
+def _nearest_existing(path: Path) -> Path:
+    current = Path(os.path.abspath(path))
+    while not os.path.lexists(current) and current != current.parent:
+        current = current.parent
+    return current
+
+
+def _mounted_read_only(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _filesystem_findings(root: Path, any_gate_on: bool) -> list[Finding]:
+    where = _nearest_existing(root)
+    try:
+        usage = os.statvfs(where)
+    except OSError as error:
+        cause = faults.cause_of(error.errno)
+        return [(WARN, f"the filesystem of {where} cannot be examined ({_reason(error)}, {cause})")]
+    found = [_space_finding(where, usage, any_gate_on)]
+    if usage.f_flag & os.ST_RDONLY:
+        found.append(_read_only_finding(where, any_gate_on))
+    return found
+
+
+def _space_finding(where: Path, usage: os.statvfs_result, any_gate_on: bool) -> Finding:
+    # Root may use the blocks and inodes a filesystem keeps back; everybody else may not.
+    privileged = os.geteuid() == 0
+    free_bytes = (usage.f_bfree if privileged else usage.f_bavail) * usage.f_frsize
+    free_inodes = (usage.f_ffree if privileged else usage.f_favail) if usage.f_files else None
+    shown = f"the filesystem of {where} has {_size(free_bytes)}"
+    shown += " free" if free_inodes is None else f" and {free_inodes:,} inodes free"
+    logged = f"logged as cause={faults.NO_SPACE}"
+    if free_bytes == 0 or free_inodes == 0:
+        text = f"{shown}: no space left, so {_TOOLS_NEEDING_SPACE} fail ({logged})"
+        return (FAIL if any_gate_on else WARN, f"{text}; free some space or move the memory root")
+    if free_bytes < LOW_SPACE_BYTES or (free_inodes is not None and free_inodes < LOW_SPACE_INODES):
+        limits = f"{LOW_SPACE_BYTES // 10**6} MB or {LOW_SPACE_INODES:,} inodes"
+        text = f"{shown}: little space left (less than {limits}); free some before writes fail"
+        return (WARN, f"{text} ({logged})")
+    return (OK, shown)
+
+
+def _read_only_finding(where: Path, any_gate_on: bool) -> Finding:
+    shown = f"the filesystem of {where} is mounted read-only"
+    if not any_gate_on:
+        return (OK, f"{shown}; reading works and every change Tool is off")
+    text = f"{shown}, so {_WRITING_TOOLS} fail (logged as cause={faults.READ_ONLY})"
+    advice = "the mount is the problem, not the folder's permissions: look at it with findmnt"
+    return (FAIL, f"{text}; {advice} -T {where}, then remount it read-write or move the root")
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def _leftover_temp_findings(root: Path) -> list[Finding]:
+    """Temp files of interrupted writes, counted in the folders where records are written."""
+    if not os.path.isdir(root) or configuration.memory_root_problem(root) is not None:
+        return []
+    counts: dict[str, int] = {}
+    for scope in Scope:
+        _count_temps(root, (str(scope),), counts)
+    if not counts:
+        return []
+    total = sum(counts.values())
+    folders = sorted(counts)
+    shown = ", ".join(folders[:_SHOWN_TEMP_FOLDERS])
+    if len(folders) > _SHOWN_TEMP_FOLDERS:
+        shown += f" and {len(folders) - _SHOWN_TEMP_FOLDERS} more folders"
+    text = f"{total} temp file{'' if total == 1 else 's'} of interrupted writes in {shown}"
+    return [(WARN, f"{text}: the next write in that folder removes them")]
+
+
+def _count_temps(root: Path, parts: tuple[str, ...], counts: dict[str, int]) -> None:
+    """Count below a scope, its namespaces and their collections; links are not followed."""
+    try:
+        with files.closing_fd(files.open_directory(root.joinpath(*parts))) as fd:
+            entries = files.list_directory(fd)
+    except OSError:
+        return  # a folder that cannot be listed is reported with the records
+    found = 0
+    for entry in entries:
+        if files.is_temp_name(entry.name) and entry.is_file(follow_symlinks=False):
+            found += 1
+        elif len(parts) < 3 and entry.is_dir(follow_symlinks=False):
+            _count_temps(root, (*parts, entry.name), counts)
+    if found:
+        counts["/".join(parts) + "/"] = found
 
 
 # --- the records ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import logging
 import multiprocessing
@@ -164,22 +165,25 @@ def test_every_skip_reason_is_logged_without_anything_else(
 
     def guarded_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
         if path == "g-locked.json":
-            raise PermissionError("denied")
+            raise PermissionError(errno.EACCES, "denied")
         return real_open(path, flags, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", guarded_open)
     assert store.recall_scan(root, PROJECT) == []
-    assert warnings() == _skipped(
-        "symlink",
-        "invalid_encoding",
-        "invalid_json",
-        "invalid_json",
-        "invalid_record",
-        "oversized",
-        "invalid_json",
-        "unreadable",
-        "path_mismatch",
-    )
+    unreadable = "skipped scope='project' reason='unreadable' cause='permission' errno='EACCES'"
+    assert warnings() == [
+        *_skipped(
+            "symlink",
+            "invalid_encoding",
+            "invalid_json",
+            "invalid_json",
+            "invalid_record",
+            "oversized",
+            "invalid_json",
+        ),
+        f"{unreadable} directory='project'",
+        *_skipped("path_mismatch"),
+    ]
 
 
 def test_walk_warnings_precede_load_warnings(
@@ -657,16 +661,28 @@ def test_create_refuses_a_record_that_does_not_round_trip_or_fit(
     assert not root.exists()
 
 
-def test_create_removes_its_temp_file_when_linking_fails(
+def _no_links(*_: Any, **__: Any) -> None:
+    raise OSError("hard links unsupported")
+
+
+def test_create_removes_its_temp_file_and_new_folders_when_linking_fails(
     root: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_links(*_: Any, **__: Any) -> None:
-        raise OSError("hard links unsupported")
-
-    monkeypatch.setattr(files, "link_no_clobber", no_links)
+    monkeypatch.setattr(files, "link_no_clobber", _no_links)
     with pytest.raises(SourceUnavailable):
         store.create(root, _new_record())
-    assert list((root / "project" / "mnemosyne" / "decisions").iterdir()) == []
+    assert list(root.iterdir()) == []
+
+
+def test_create_that_fails_keeps_the_folders_that_were_there(
+    root: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "project" / "mnemosyne").mkdir(parents=True)
+    place_canonical(root, canonical_record(id=OTHER_ID, collection=None))
+    monkeypatch.setattr(files, "link_no_clobber", _no_links)
+    with pytest.raises(SourceUnavailable):
+        store.create(root, _new_record())
+    assert [p.name for p in (root / "project" / "mnemosyne").iterdir()] == [f"{OTHER_ID}.json"]
 
 
 # --- replace ---------------------------------------------------------------------------------

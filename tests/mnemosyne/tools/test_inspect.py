@@ -736,7 +736,7 @@ def test_inspect_logs_one_bounded_terminal_event(
         (
             logging.WARNING,
             "event=memory_inspect outcome=storage_error code=memory_source_unavailable "
-            "schema_version=1 scope=self",
+            "schema_version=1 scope=self cause=other errno=ENOTDIR directory=self",
         ),
         (
             logging.WARNING,

@@ -1165,7 +1165,8 @@ def test_list_logs_stale_and_storage_failures_without_selector_values(
         (logging.WARNING, f"event=memory_list outcome=conflict code=stale_cursor {flags}"),
         (
             logging.WARNING,
-            f"event=memory_list outcome=storage_error code=memory_source_unavailable {flags}",
+            f"event=memory_list outcome=storage_error code=memory_source_unavailable {flags} "
+            "cause=other errno=ELOOP directory=project/mnemosyne/decisions",
         ),
         (logging.ERROR, f"event=memory_list outcome=internal_error code=internal_error {flags}"),
     ]

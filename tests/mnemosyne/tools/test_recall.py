@@ -785,7 +785,8 @@ def test_recall_logs_one_bounded_terminal_event(
         (logging.WARNING, "event=memory_recall outcome=invalid_request code=invalid_query"),
         (
             logging.WARNING,
-            "event=memory_recall outcome=retrieval_error code=memory_source_unavailable",
+            "event=memory_recall outcome=retrieval_error code=memory_source_unavailable "
+            "cause=other errno=ENOTDIR directory=self",
         ),
     ]
 

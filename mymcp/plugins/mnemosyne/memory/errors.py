@@ -16,11 +16,17 @@ differently per Tool), unless the error carries a fixed one.
      └── StorageError            storage_error
           ├── SourceUnavailable                    memory_source_unavailable
           └── CandidateLimitExceeded               candidate_limit_exceeded
+
+A storage failure or an uncertain outcome that the store reports carries a
+:class:`~mymcp.plugins.mnemosyne.memory.faults.Fault` (its cause, errno name and directory)
+for the Tool's log line; the answer never shows it.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
+
+from mymcp.plugins.mnemosyne.memory.faults import Fault
 
 
 class MnemosyneError(Exception):
@@ -28,6 +34,8 @@ class MnemosyneError(Exception):
 
     status: ClassVar[str] = "internal_error"
     default_code: ClassVar[str] = "internal_error"
+    # Set by the store on storage failures and uncertain outcomes (memory/store.py).
+    fault: Fault | None = None
 
     def __init__(
         self,

@@ -181,6 +181,44 @@ def make_directory_chain(path: str) -> None:
     _make_directory_at(None, os.path.abspath(path))
 
 
+def missing_depth(start_fd: int, names: tuple[str, ...]) -> int:
+    """How many of the directories ``start/names...``, the last ones, do not exist yet.
+
+    Anything else in the way (a symlink, a file, a failure) counts as nothing missing.
+    """
+    try:
+        os.close(open_beneath(start_fd, names))
+        return 0
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return 0
+    for index in range(len(names)):
+        try:
+            os.close(open_beneath(start_fd, names[: index + 1]))
+        except FileNotFoundError:
+            return len(names) - index
+        except OSError:
+            return 0
+    return 0
+
+
+def remove_empty_directories(start_fd: int, names: tuple[str, ...], count: int) -> None:
+    """Best effort: remove the last ``count`` directories of ``start/names...`` while empty.
+
+    Undoes the directories a write made before it failed, deepest first (one it never got
+    to make is passed over); a directory that holds anything, or any other failure, stops it.
+    """
+    for depth in range(len(names), len(names) - count, -1):
+        try:
+            with closing_fd(open_beneath(start_fd, names[: depth - 1])) as parent_fd:
+                os.rmdir(names[depth - 1], dir_fd=parent_fd)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return
+
+
 def open_or_make_subdirectory(parent_fd: int, name: str) -> int:
     """Open ``parent/name`` as a real directory, creating it (mode 0700) when missing."""
     _make_directory_at(parent_fd, name)
@@ -311,6 +349,11 @@ def remove_quietly(dir_fd: int, name: str) -> None:
         pass
 
 
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is that of a temp file a write makes (and a later one cleans up)."""
+    return _TEMP_NAME_RE.fullmatch(name) is not None
+
+
 def remove_leftover_temps(dir_fd: int) -> None:
     """Remove temp files of earlier writes that never finished (regular files only)."""
     try:
@@ -318,7 +361,7 @@ def remove_leftover_temps(dir_fd: int) -> None:
             names = [
                 entry.name
                 for entry in entries
-                if _TEMP_NAME_RE.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)
+                if is_temp_name(entry.name) and entry.is_file(follow_symlinks=False)
             ]
     except OSError:
         return

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from mymcp.plugins.mnemosyne.memory import discovery, files
+from mymcp.plugins.mnemosyne.memory import discovery, faults, files
 from mymcp.plugins.mnemosyne.memory.records import (
     CanonicalRecord,
     Record,
@@ -49,6 +49,7 @@ from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
 
 __all__ = [
     "PATH_MISMATCH",
+    "FailedRead",
     "RACY_WINDOW_NS",
     "SCOPE_DEPTH",
     "Scanner",
@@ -96,8 +97,17 @@ class StoredRecord:
         return "/".join(self.parts[1:])
 
 
-# A record, or the reason its file was skipped.
-Outcome: TypeAlias = StoredRecord | str
+@dataclass(frozen=True, slots=True)
+class FailedRead:
+    """A file skipped as ``unreadable`` because the filesystem failed to give its bytes."""
+
+    fault: faults.Fault
+
+
+# Why a file was skipped: the reason, or a failed read (logged with its fault).
+Skip: TypeAlias = str | FailedRead
+# A record, or why its file was skipped.
+Outcome: TypeAlias = StoredRecord | Skip
 
 
 def record_parts(record: CanonicalRecord) -> tuple[str, ...]:
@@ -106,8 +116,13 @@ def record_parts(record: CanonicalRecord) -> tuple[str, ...]:
     return canonical_relative_parts(record.scope, record.namespace.id, collection_id, record.id)
 
 
-def log_skip(scope: str, reason: str) -> None:
-    logger.warning("skipped scope=%r reason=%r", str(scope), reason)
+def log_skip(scope: str, skip: Skip) -> None:
+    """The warning of one skipped entry; a failed read adds its cause, errno and directory."""
+    if isinstance(skip, FailedRead):
+        shown = "".join(f" {key}={value!r}" for key, value in skip.fault.log_fields().items())
+        logger.warning("skipped scope=%r reason=%r%s", str(scope), files.UNREADABLE, shown)
+    else:
+        logger.warning("skipped scope=%r reason=%r", str(scope), skip)
 
 
 # --- the read cache and the snapshots of one scope ---------------------------------------
@@ -133,7 +148,7 @@ class _Snapshot:
 
     candidates: list[discovery.Candidate]
     found: tuple[StoredRecord, ...]
-    skipped: tuple[str, ...]
+    skipped: tuple[Skip, ...]
     walk_skipped: tuple[str, ...] = ()  # warnings of the walk itself (symlink, too_deep)
     since: tuple[int, int] | None = None  # the change feed's mark taken before the walk
     watches: tuple[int, ...] = ()
@@ -277,8 +292,8 @@ class Scanner:
         """
         try:
             status = files.lstat_at(dir_fd, parts[-1])
-        except OSError:
-            log_skip(parts[0], files.UNREADABLE)
+        except OSError as exc:
+            log_skip(parts[0], FailedRead(faults.fault_of(exc, parts[:-1])))
             return None
         if status is None:
             return None
@@ -289,7 +304,7 @@ class Scanner:
         candidate = discovery.Candidate((parts[-1],), files.identity_of(status))
         cache = self._scope(base, parts[0])
         outcome = self._read(cache, dir_fd, candidate, parts, fresh=fresh)
-        if isinstance(outcome, str):
+        if not isinstance(outcome, StoredRecord):
             log_skip(parts[0], outcome)
             return None
         return outcome
@@ -307,10 +322,10 @@ class Scanner:
         start_fd: int,
         start_parts: tuple[str, ...],
         candidates: list[discovery.Candidate],
-    ) -> tuple[list[StoredRecord], list[str], bool]:
+    ) -> tuple[list[StoredRecord], list[Skip], bool]:
         """Every candidate's outcome (cached when trusted); whether all of them were trusted."""
         found: list[StoredRecord] = []
-        skipped: list[str] = []
+        skipped: list[Skip] = []
         settled = True
         for candidate in candidates:
             parts = start_parts + candidate.parts
@@ -349,7 +364,7 @@ class Scanner:
                 kept = _Entry(skipped.identity, read_ns, None, skipped.reason)
             with self._mutex:
                 cache.put(parts, kept)
-            return skipped.reason
+            return _skip_of(skipped, parts)
         digest = hashlib.sha256(content.data).hexdigest()
         if entry is not None and entry.digest == digest:
             outcome = entry.outcome
@@ -449,6 +464,13 @@ def _trusted_outcome(
     if entry is not None and entry.trusted(candidate.identity):
         return entry.outcome
     return None
+
+
+def _skip_of(skipped: files.EntrySkipped, parts: tuple[str, ...]) -> Skip:
+    """The skip's reason, or the failed read when the filesystem refused the bytes."""
+    if skipped.reason == files.UNREADABLE and isinstance(skipped.__cause__, OSError):
+        return FailedRead(faults.fault_of(skipped.__cause__, parts[:-1]))
+    return skipped.reason
 
 
 def _parse(data: bytes, parts: tuple[str, ...], digest: str) -> Outcome:

@@ -7,7 +7,9 @@ files (``memory/writes.py``) under :meth:`MemoryStore.lock`, an exclusive ``floc
 the root directory that serializes every writer of that root, in this process and others.
 
 The root is opened in one place (:func:`_open_root`), and an ``OSError`` from anywhere
-below becomes :class:`SourceUnavailable` in one place (``_unavailable``).
+below becomes :class:`SourceUnavailable` in one place (:class:`_Unavailable`), which also
+gives that error, and an uncertain outcome, the :class:`~faults.Fault` the Tool logs: the
+cause, the errno's name and the directory below the root that the operation worked in.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from mymcp.plugins.mnemosyne.memory import discovery, files, scan, writes
+from mymcp.plugins.mnemosyne.memory import discovery, faults, files, scan, writes
 from mymcp.plugins.mnemosyne.memory.errors import (
+    CandidateLimitExceeded,
     Conflict,
     MnemosyneError,
     NotFound,
+    OutcomeUncertain,
     SourceUnavailable,
+    StorageError,
 )
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, canonical_relative_parts
 from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
@@ -76,7 +81,7 @@ class MemoryStore:
         """
         parts = _checked(canonical_relative_parts(scope, namespace_id, collection_id, memory_id))
         base = os.path.abspath(root)
-        with _unavailable:
+        with _Unavailable(parts[:-1]):
             dir_fd = _open_below(os.fspath(root), parts[:-1], follow=True, strict=False)
             if dir_fd is None:
                 return None
@@ -102,7 +107,7 @@ class MemoryStore:
         """
         names, depth = _selection(scope, namespace_id, collection_mode, collection_id)
         base = os.path.abspath(root)
-        with _unavailable:
+        with _Unavailable(names):
             start_fd = _open_below(os.fspath(root), names, follow=False, strict=True)
             if start_fd is None:
                 return []
@@ -115,7 +120,7 @@ class MemoryStore:
         Counts as discovery would (same depth, symlinks skipped) but reads and stats
         nothing; a missing or symlinked scope directory counts as empty.
         """
-        with _unavailable:
+        with _Unavailable((str(scope),)):
             try:
                 start_fd = _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
@@ -167,13 +172,18 @@ class MemoryStore:
     # --- writes --------------------------------------------------------------------------
 
     def create(self, root: Path, record: CanonicalRecord) -> StoredRecord:
-        """Publish a new record file without ever replacing an existing one."""
+        """Publish a new record file without ever replacing an existing one.
+
+        The folders made on the way are removed again when the record could not be written.
+        """
         payload = encode_record(record)
         parts = _checked(scan.record_parts(record))
-        with self._locked(root) as root_fd, _unavailable:
-            with files.closing_fd(files.open_beneath(root_fd, parts[:-1], make=True)) as dir_fd:
-                writes.publish(dir_fd, record.id, parts[-1], payload)
-                stored = self._scanner.load(os.path.abspath(root), dir_fd, parts, fresh=True)
+        with self._locked(root) as root_fd, _Unavailable(parts[:-1]):
+            with _undone_on_failure(root_fd, parts[:-1]):
+                dir_fd = files.open_beneath(root_fd, parts[:-1], make=True)
+                with files.closing_fd(dir_fd):
+                    writes.publish(dir_fd, record.id, parts[-1], payload)
+                    stored = self._scanner.load(os.path.abspath(root), dir_fd, parts, fresh=True)
         if stored is None:
             raise MnemosyneError()
         return stored
@@ -188,7 +198,7 @@ class MemoryStore:
         payload = encode_record(new)
         parts = _checked(current.parts)
         base = os.path.abspath(root)
-        with self._locked(root, create=False) as root_fd, _unavailable:
+        with self._locked(root, create=False) as root_fd, _Unavailable(parts[:-1]):
             dir_fd = _descend(root_fd, parts[:-1], strict=False)
             if dir_fd is None:
                 raise NotFound()
@@ -206,7 +216,7 @@ class MemoryStore:
     def delete(self, root: Path, current: StoredRecord) -> None:
         """Remove the file of ``current`` if its bytes are still the ones that were read."""
         parts = _checked(current.parts)
-        with self._locked(root, create=False) as root_fd, _unavailable:
+        with self._locked(root, create=False) as root_fd, _Unavailable(parts[:-1]):
             dir_fd = _descend(root_fd, parts[:-1], strict=False)
             if dir_fd is None:
                 raise Conflict("write_conflict")
@@ -218,7 +228,7 @@ class MemoryStore:
 
     def _scope_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
         base = os.path.abspath(root)
-        with _unavailable:
+        with _Unavailable((str(scope),)):
             try:
                 start_fd = _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
@@ -234,7 +244,18 @@ class MemoryStore:
 
 
 class _Unavailable:
-    """The one place where a filesystem failure becomes :class:`SourceUnavailable`."""
+    """The one place where a filesystem failure becomes :class:`SourceUnavailable`.
+
+    Used as ``with _Unavailable(directory):`` around everything that touches the
+    filesystem, ``directory`` being the parts below the root the operation works in. The
+    storage failure or uncertain outcome leaving the block carries its fault; one that
+    already has a fault (from a nested block, nearer to the failure) keeps it.
+    """
+
+    __slots__ = ("directory",)
+
+    def __init__(self, directory: tuple[str, ...]) -> None:
+        self.directory = directory
 
     def __enter__(self) -> None:
         return None
@@ -243,11 +264,31 @@ class _Unavailable:
         self, kind: type[BaseException] | None, exc: BaseException | None, trace: object
     ) -> None:
         if isinstance(exc, OSError):
-            raise SourceUnavailable() from exc
+            error = SourceUnavailable()
+            error.fault = faults.fault_of(exc, self.directory)
+            raise error from exc
+        # The candidate bound is no filesystem failure: its code says all there is to say.
+        if (
+            isinstance(exc, StorageError | OutcomeUncertain)
+            and not isinstance(exc, CandidateLimitExceeded)
+            and exc.fault is None
+        ):
+            exc.fault = faults.fault_of(exc, self.directory)
 
 
-# Used as ``with _unavailable:`` around everything that touches the filesystem.
-_unavailable = _Unavailable()
+# The block of an operation on the root itself (its creation, opening and lock).
+_unavailable = _Unavailable(())
+
+
+@contextmanager
+def _undone_on_failure(root_fd: int, names: tuple[str, ...]) -> Iterator[None]:
+    """Remove the folders of ``names`` that the block made if it fails (while empty)."""
+    missing = files.missing_depth(root_fd, names)
+    try:
+        yield
+    except BaseException:
+        files.remove_empty_directories(root_fd, names, missing)
+        raise
 
 
 def _open_root(root: str, *, follow: bool) -> int | None:

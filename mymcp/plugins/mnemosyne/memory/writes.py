@@ -108,7 +108,7 @@ def remove(dir_fd: int, name: str, digest: str) -> None:
     """Remove the file ``name``, which must still hash to ``digest``."""
     files.remove_leftover_temps(dir_fd)
     if files.is_symlink(files.lstat_at(dir_fd, name)):
-        raise SourceUnavailable()
+        raise files.SymlinkRefused()
     _require_unchanged(dir_fd, name, digest, unreadable=Conflict)
     try:
         files.unlink(dir_fd, name)

@@ -8,7 +8,8 @@ annotations and the manifest parity check all read this one object.
 A handler parses the (host-normalized) arguments, calls one domain service and renders
 its answer: it returns the success payload, or raises a :class:`MnemosyneError`;
 :meth:`MemoryTool.invoke` turns either into the MCP result and writes the Tool's one
-terminal log event.
+terminal log event, which ends with the error's fault (cause, errno, directory) when the
+store gave it one.
 """
 
 from __future__ import annotations
@@ -121,6 +122,8 @@ class MemoryTool:
         except MnemosyneError as error:
             payload = self.error_payload(error)
             log_field = None if error.status == "refused" else payload.get("field")
+            if error.fault is not None:
+                call.note(**error.fault.log_fields())
         except Exception:  # noqa: BLE001 - anything unexpected is a bounded internal error
             payload = {
                 "status": "internal_error",
