@@ -206,13 +206,14 @@ def test_a_line_that_breaks_a_rule_is_reported_as_invalid(line: object, detail: 
 
 
 def test_an_entity_named_twice_keeps_the_first() -> None:
-    found = entries(entity("A", "person", "one"), entity("A", "person", "two"))
+    first, second = entries(entity("A", "person", "one"), entity("A", "person", "two"))
 
-    assert (found[1].kind, found[1].detail) == (  # type: ignore[union-attr]
+    assert isinstance(second, Line)
+    assert (second.kind, second.detail) == (
         Kind.INVALID,
         "an entity of the same name came earlier, on line 1",
     )
-    assert isinstance(found[0], Incoming) and found[0].record.content == "- one"  # type: ignore[union-attr]
+    assert isinstance(first, Incoming) and first.record.content == "- one"
 
 
 def test_empty_and_overlong_observations_are_left_out_and_named() -> None:
