@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import stat
@@ -15,6 +16,7 @@ from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, parse_record_object
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.transfer import command
 from mymcp.plugins.mnemosyne.transfer.document import FORMAT, FORMAT_VERSION
 from mymcp.plugins.mnemosyne.transfer.snapshot import read_snapshot
 from tests.helpers import canonical_record, place_canonical, snapshot_tree, write_record
@@ -337,3 +339,18 @@ def test_an_export_waits_for_a_write_in_progress_and_then_shows_it(memory_root: 
     exporting.join(timeout=10)
 
     assert exported == [2]
+
+
+class _ClosedPipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError
+
+
+def test_a_reader_that_stops_reading_ends_the_export_quietly(notebook: Path) -> None:
+    err = io.StringIO()
+
+    code = command.export_notebook(
+        output=None, scopes=None, format="json", out=_ClosedPipe(), err=err
+    )
+
+    assert (code, err.getvalue()) == (1, "")

@@ -578,3 +578,20 @@ def test_apply_releases_the_lock_between_batches(
 
     assert ran.out.splitlines()[-1] == "imported: 5 created, 0 already there, 0 refused, 0 invalid"
     assert len(held) == 3
+
+
+class _ClosedPipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError
+
+
+def test_a_reader_that_stops_reading_the_report_ends_the_import_quietly(
+    exported: Path, memory_root: Path
+) -> None:
+    err = io.StringIO()
+
+    code = command.import_notebook(
+        source=str(exported), format="mymcp", apply=False, out=_ClosedPipe(), err=err
+    )
+
+    assert (code, err.getvalue()) == (1, "")

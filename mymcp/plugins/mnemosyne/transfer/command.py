@@ -83,8 +83,12 @@ def export_notebook(
     else:
         text = encode_document(build_document(snapshot, scopes=chosen, exported_at=exported_at))
     if output is None:
-        out.write(text)
-        out.flush()
+        try:
+            out.write(text)
+            out.flush()
+        except BrokenPipeError:  # the reader stopped reading, as ``| head`` does
+            _silence(out)
+            return 1
         return 0
     try:
         _write_private_file(Path(output), text)
@@ -122,18 +126,9 @@ def import_notebook(
     root = _usable_root(env, "import", err, writing=True)
     if root is None:
         return 1
-    if not apply:
-        print("dry run: nothing is written; run again with --apply to import", file=out)
     counts: Counter[Kind] = Counter()
-
-    def emit(line: Line) -> None:
-        counts[line.kind] += 1
-        label = _LABELS[line.kind][1 if apply else 0]
-        print(f"{label:<8} {line.where}: {line.detail}", file=out)
-
     try:
-        with _quiet_store_log():
-            import_entries(MemoryStore(watch_changes=False), root, entries, apply=apply, emit=emit)
+        _report_import(root, entries, apply=apply, named_skips=named_skips, out=out, counts=counts)
     except StorageError as error:
         done = f"{counts[Kind.CREATE]} records were created before it stopped"
         _fail(err, "import", f"the memory root {root} failed ({_cause(error)}); {done}", _AGAIN)
@@ -142,8 +137,34 @@ def import_notebook(
         done = f"interrupted after {counts[Kind.CREATE]} records were created, each one whole"
         _fail(err, "import", done, _AGAIN)
         return INTERRUPTED
-    print(_summary(counts, apply, named_skips), file=out)
+    except BrokenPipeError:  # the reader of the report stopped reading: stop too
+        _silence(out)
+        return 1
     return 0
+
+
+def _report_import(
+    root: Path,
+    entries: list[Entry],
+    *,
+    apply: bool,
+    named_skips: int,
+    out: TextIO,
+    counts: Counter[Kind],
+) -> None:
+    """Run the import (or its dry run) and print its lines and counts, counting in ``counts``."""
+    if not apply:
+        print("dry run: nothing is written; run again with --apply to import", file=out)
+
+    def emit(line: Line) -> None:
+        counts[line.kind] += 1
+        label = _LABELS[line.kind][1 if apply else 0]
+        print(f"{label:<8} {line.where}: {line.detail}", file=out)
+
+    with _quiet_store_log():
+        import_entries(MemoryStore(watch_changes=False), root, entries, apply=apply, emit=emit)
+    print(_summary(counts, apply, named_skips), file=out)
+    out.flush()
 
 
 _AGAIN = "run the same command again: what is already there is skipped"
@@ -243,6 +264,17 @@ def _quiet_store_log() -> Iterator[None]:
         yield
     finally:
         logger.removeHandler(handler)
+
+
+def _silence(out: TextIO) -> None:
+    """Point a closed output at the null device, so that closing it later raises nothing."""
+    try:
+        descriptor = out.fileno()
+    except (OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
 
 
 def _cause(error: BaseException) -> str:
