@@ -38,7 +38,7 @@ from mymcp.plugins.mnemosyne.transfer.importer import Entry, Kind, Line, import_
 from mymcp.plugins.mnemosyne.transfer.markdown import render_markdown
 from mymcp.plugins.mnemosyne.transfer.server_memory import read_server_memory
 from mymcp.plugins.mnemosyne.transfer.snapshot import read_snapshot
-from mymcp.plugins.mnemosyne.transfer.source import MAX_SOURCE_BYTES, SourceRefused
+from mymcp.plugins.mnemosyne.transfer.source import MAX_SOURCE_BYTES, SourceRefused, shown
 
 __all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "export_notebook", "import_notebook"]
 
@@ -208,8 +208,9 @@ def _scopes(names: Sequence[str] | None, err: TextIO) -> list[Scope] | None:
     known = {str(scope): scope for scope in Scope}
     unknown = [name for name in names if name not in known]
     if unknown:
-        shown = unknown[0] if len(unknown[0]) <= 40 else unknown[0][:37] + "..."
-        _fail(err, "export", f"unknown scope {shown!r}; the scopes are {', '.join(known)}")
+        _fail(
+            err, "export", f"unknown scope {shown(unknown[0])}; the scopes are {', '.join(known)}"
+        )
         return None
     wanted = {known[name] for name in names}
     return [scope for scope in Scope if scope in wanted]

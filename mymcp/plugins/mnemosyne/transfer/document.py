@@ -36,7 +36,13 @@ from mymcp.plugins.mnemosyne.memory.values import parse_timestamp
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.transfer.importer import Entry, Incoming, Kind, Line
 from mymcp.plugins.mnemosyne.transfer.snapshot import Snapshot
-from mymcp.plugins.mnemosyne.transfer.source import SourceRefused, json_of, text_of
+from mymcp.plugins.mnemosyne.transfer.source import (
+    SourceRefused,
+    field_problem,
+    json_of,
+    shown,
+    text_of,
+)
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "build_document", "encode_document", "read_document"]
 
@@ -125,12 +131,9 @@ def _check_top(document: dict[str, Any]) -> None:
             f"(it reads version {FORMAT_VERSION})",
             "import it with the MyMCP that exported it, or a newer one",
         )
-    unknown = [key for key in document if key not in _TOP_FIELDS]
-    if unknown:
-        raise SourceRefused(f"unknown field {_shown(unknown[0])} at the top of the document")
-    missing = [key for key in _TOP_FIELDS if key not in document]
-    if missing:
-        raise SourceRefused(f"the field {missing[0]!r} is missing at the top of the document")
+    problem = field_problem(document, _TOP_FIELDS)
+    if problem is not None:
+        raise SourceRefused(f"{problem} at the top of the document")
     if parse_timestamp(document["exported_at"]) is None:
         raise SourceRefused("exported_at is not a timestamp like 2026-01-31T12:00:00Z")
     scopes = document["scopes"]
@@ -168,15 +171,12 @@ class _Broken(Exception):
 def _entry(where: str, value: object, scopes: set[Scope]) -> Incoming:
     if not isinstance(value, dict):
         raise _Broken("not a JSON object")
-    unknown = [key for key in value if key not in _ENTRY_FIELDS]
-    if unknown:
-        raise _Broken(f"unknown field {_shown(unknown[0])}")
-    missing = [key for key in _ENTRY_FIELDS if key not in value]
-    if missing:
-        raise _Broken(f"the field {missing[0]!r} is missing")
+    problem = field_problem(value, _ENTRY_FIELDS)
+    if problem is not None:
+        raise _Broken(problem)
     field = unknown_field(value["record"])
     if field is not None:
-        raise _Broken(f"unknown field {_shown('record.' + field)}")
+        raise _Broken(f"unknown field {shown('record.' + field)}")
     try:
         reference = parse_reference(value["reference"], legacy=True)
         record = parse_record_object(value["record"])
@@ -213,9 +213,3 @@ def _plain_name(name: str) -> bool:
         return len(name.encode("utf-8")) <= _MAX_NAME_BYTES
     except UnicodeEncodeError:
         return False
-
-
-def _shown(value: object) -> str:
-    """A key or value from the file, bounded: a name is shown, never a long text."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "...'"

@@ -52,7 +52,7 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     Scope,
 )
 from mymcp.plugins.mnemosyne.transfer.importer import Entry, Incoming, Kind, Line
-from mymcp.plugins.mnemosyne.transfer.source import json_of, text_of
+from mymcp.plugins.mnemosyne.transfer.source import field_problem, json_of, text_of
 
 __all__ = ["ENTITY_TYPES", "IMPORT_TAG", "USER_NAMES", "Place", "read_server_memory"]
 
@@ -235,13 +235,9 @@ class _Graph:
 
 def _shape_problem(value: dict[str, Any], fields: tuple[str, ...]) -> str | None:
     """What is wrong with the keys and value types of one line, or None."""
-    unknown = [key for key in value if key not in fields]
-    if unknown:
-        shown = repr(unknown[0]) if len(unknown[0]) <= 40 else repr(unknown[0][:37] + "...")
-        return f"unknown field {shown}"
-    missing = [key for key in fields if key not in value]
-    if missing:
-        return f"the field {missing[0]!r} is missing"
+    problem = field_problem(value, fields)
+    if problem is not None:
+        return problem
     for key in fields:
         if key != "observations" and not isinstance(value[key], str):
             return f"{key} is not a string"

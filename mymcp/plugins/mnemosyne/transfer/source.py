@@ -8,10 +8,11 @@ the rejected text itself is never repeated.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 
 from mymcp import jsonvalue
 
-__all__ = ["MAX_SOURCE_BYTES", "SourceRefused", "json_of", "text_of"]
+__all__ = ["MAX_SOURCE_BYTES", "SourceRefused", "field_problem", "json_of", "shown", "text_of"]
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 
@@ -70,3 +71,20 @@ def _syntax_problem(text: str, line: int | None) -> str:
 
 def _at(line: int | None, problem: str) -> str:
     return problem if line is None else f"line {line}: {problem}"
+
+
+def field_problem(value: Mapping[str, object], fields: Sequence[str]) -> str | None:
+    """Which key of an object is unknown (the first) or missing, or None when it has ``fields``."""
+    unknown = [key for key in value if key not in fields]
+    if unknown:
+        return f"unknown field {shown(unknown[0])}"
+    missing = [key for key in fields if key not in value]
+    if missing:
+        return f"the field {missing[0]!r} is missing"
+    return None
+
+
+def shown(name: object) -> str:
+    """A name from the file, quoted and cut short: a field name is shown, never a long text."""
+    text = repr(name)
+    return text if len(text) <= 40 else text[:36] + "...'"
