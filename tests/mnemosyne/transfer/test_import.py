@@ -595,3 +595,20 @@ def test_a_reader_that_stops_reading_the_report_ends_the_import_quietly(
     )
 
     assert (code, err.getvalue()) == (1, "")
+
+
+def test_a_record_given_twice_is_created_once(
+    memory_root: Path, write_document: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    twice = entry(canonical_record())
+    legacy = legacy_entry("self/note.json")
+
+    dry = mymcp(capsys, "import", str(write_document(twice, twice, legacy, legacy)))
+
+    path = f"project/mnemosyne/decisions/{CANONICAL_ID}.json"
+    assert dry.out.splitlines()[1:5] == [
+        f"create   record 1: {path}",
+        f"exists   record 2: {path}: the same id came earlier in this file",
+        "create   record 3: self/note.json",
+        "exists   record 4: self/note.json: the same path came earlier in this file",
+    ]

@@ -407,3 +407,20 @@ def test_an_import_racing_the_same_remember_leaves_one_memory(
     assert len(list(memory_root.rglob("*.json"))) == 1
     outcomes = {statuses[0], ran.out.splitlines()[0].split()[0]}
     assert outcomes in ({"remembered", "exists"}, {"already_exists", "created"})
+
+
+def test_two_entities_that_make_the_same_memory_give_one(
+    tmp_path: Path, memory_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "memory.jsonl"
+    path.write_bytes(
+        jsonl(entity("Alice", "person", "Likes tea"), entity("Alice ", "person", "Likes tea"))
+    )
+
+    ran = mymcp(capsys, "import", str(path), "--format", "server-memory", "--apply")
+
+    assert ran.out.splitlines()[1] == (
+        "exists   line 2 (entity): an equal memory came earlier in this file "
+        "(the duplicate rule of memory_remember)"
+    )
+    assert len(list(memory_root.rglob("*.json"))) == 1

@@ -216,6 +216,8 @@ class _View:
         self._directories: dict[tuple[str, ...], _Directory] = {}
         self._legacy: dict[tuple[str, ...], Record | None] = {}
         self._counts: dict[Scope, int] = {}
+        # The records this view settled as created, by identity (they stay referenced).
+        self._added: set[int] = set()
 
     def settle(self, entry: Incoming, *, write: _Writer | None) -> Line:
         """The entry's outcome; with a writer, a record to create is written.
@@ -236,7 +238,8 @@ class _View:
             try:
                 record, parts = write.write(entry)
             except Conflict:
-                detail = f"{'/'.join(parts)}: another file is at this path; it is kept as it is"
+                shown = _folder(parts) if entry.fresh else "/".join(parts)
+                detail = f"{shown}: another file is at this path; it is kept as it is"
                 return Line(Kind.EXISTS, entry.where, detail)
         self._add(record, parts, scope)
         shown = "/".join(parts) if not entry.fresh or write is not None else _folder(parts)
@@ -250,6 +253,8 @@ class _View:
         directory = self._directory(entry.parts[:-1])
         same = None if entry.fresh else directory.ids.get(record.id)
         path = "/".join(entry.parts)
+        if same is not None and id(same) in self._added:
+            return f"{path}: the same id came earlier in this file"
         if same is not None and same == record:
             return f"{path}: the same record is already there"
         if same is not None:
@@ -260,6 +265,10 @@ class _View:
         equal = directory.keys.get(duplicate_key(record))
         if equal is None:
             return None
+        if id(equal) in self._added:
+            return (
+                "an equal memory came earlier in this file (the duplicate rule of memory_remember)"
+            )
         archived = " (archived)" if equal.state is LifecycleState.ARCHIVED else ""
         return (
             f"{'/'.join(record_parts(equal))}: an equal memory is there{archived} "
@@ -273,6 +282,8 @@ class _View:
         there = self._legacy[parts]
         if there is None:
             return None
+        if id(there) in self._added:
+            return f"{'/'.join(parts)}: the same path came earlier in this file"
         if there == record:
             return f"{'/'.join(parts)}: the same record is already there"
         return f"{'/'.join(parts)}: another record is at this path; it is kept as it is"
@@ -302,6 +313,7 @@ class _View:
 
     def _add(self, record: Record, parts: tuple[str, ...], scope: Scope) -> None:
         self._counts[scope] = self._count(scope) + 1
+        self._added.add(id(record))
         if isinstance(record, CanonicalRecord):
             self._directory(parts[:-1]).add(record)
         else:
