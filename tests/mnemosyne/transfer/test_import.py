@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
@@ -612,3 +614,78 @@ def test_a_record_given_twice_is_created_once(
         "create   record 3: self/note.json",
         "exists   record 4: self/note.json: the same path came earlier in this file",
     ]
+
+
+_WORDS = st.text(st.sampled_from("abcdefghij KLMNOP éü"), min_size=1, max_size=40).filter(str.strip)
+
+
+@st.composite
+def _records(draw: st.DrawFn) -> list[dict[str, Any]]:
+    from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, MemoryKind
+
+    made: list[dict[str, Any]] = []
+    for index in range(draw(st.integers(1, 4))):
+        rule = SCOPE_RULES[draw(st.sampled_from(sorted(SCOPE_RULES)))]
+        kind = draw(st.sampled_from(rule.memory_kinds))
+        collection = draw(
+            st.none() | st.fixed_dictionaries({"id": st.just("c"), "label": st.none() | _WORDS})
+        )
+        record = canonical_record(
+            id=f"mem_{index:032x}",
+            scope=rule.scope.value,
+            namespace={
+                "kind": draw(st.sampled_from(rule.namespace_kinds)).value,
+                "id": "n",
+                "label": draw(st.none() | _WORDS),
+            },
+            collection=collection,
+            kind=kind.value,
+            title=draw(st.none() | _WORDS),
+            content=draw(_WORDS),
+            tags=draw(st.lists(_WORDS.map(str.strip), max_size=3, unique_by=str.casefold)),
+            lifecycle={
+                "state": draw(st.sampled_from(["active", "archived"])),
+                "revision": draw(st.integers(1, 9)),
+            },
+        )
+        if kind is MemoryKind.EVENT:
+            record["occurred_at"] = "2026-01-02T03:04:05Z"
+        made.append(record)
+    return made
+
+
+@settings(max_examples=15, deadline=None)
+@given(_records())
+def test_any_notebook_comes_back_the_same_from_its_export(records: list[dict[str, Any]]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as workspace:
+        base = Path(workspace)
+        for record in records:
+            place_canonical(base / "source", record)
+        documents = []
+        for root in ("source", "target"):
+            env = {"HOME": str(base), "MNEMOSYNE_MEMORY_ROOT": str(base / root)}
+            out, err = io.StringIO(), io.StringIO()
+            assert (
+                command.export_notebook(
+                    output=None, scopes=None, format="json", out=out, err=err, environ=env
+                )
+                == 0
+            )
+            documents.append(json.loads(out.getvalue()))
+            if root == "source":
+                (base / "notebook.json").write_text(out.getvalue())
+                env["MNEMOSYNE_MEMORY_ROOT"] = str(base / "target")
+                code = command.import_notebook(
+                    source=str(base / "notebook.json"),
+                    format="mymcp",
+                    apply=True,
+                    out=io.StringIO(),
+                    err=err,
+                    environ=env,
+                )
+                assert (code, err.getvalue()) == (0, "")
+
+    assert without_time(documents[1]) == without_time(documents[0])
+    assert len(documents[0]["records"]) == len(records)

@@ -115,7 +115,7 @@ def import_entries(
     if apply:
         _apply(_Writer(store, root, clock), stream, report)
     else:
-        view = _View(store, root)
+        view = _View(store, root, set())
         for entry in stream:
             report(entry if isinstance(entry, Line) else view.settle(entry, write=None))
     return counts
@@ -156,7 +156,7 @@ def _batch(
     """
     deadline = time.monotonic() + BATCH_SECONDS
     with writer.store.lock(writer.root):
-        view = _View(writer.store, writer.root)
+        view = _View(writer.store, writer.root, writer.created)
         entry: Entry | None = first
         while entry is not None and len(lines) < BATCH_RECORDS:
             if time.monotonic() > deadline and lines:
@@ -174,6 +174,7 @@ class _Writer:
     store: MemoryStore
     root: Path
     clock: Callable[[], datetime]
+    created: set[tuple[str, ...]] = field(default_factory=set)  # paths, over all batches
 
     def write(self, entry: Incoming) -> tuple[Record, tuple[str, ...]]:
         """Publish the entry's record; the record as written and its path parts."""
@@ -210,14 +211,14 @@ class _View:
     created, so later entries see earlier ones (in a dry run too, where nothing is written).
     """
 
-    def __init__(self, store: MemoryStore, root: Path) -> None:
+    def __init__(self, store: MemoryStore, root: Path, ours: set[tuple[str, ...]]) -> None:
         self._store = store
         self._root = root
         self._directories: dict[tuple[str, ...], _Directory] = {}
         self._legacy: dict[tuple[str, ...], Record | None] = {}
         self._counts: dict[Scope, int] = {}
-        # The records this view settled as created, by identity (they stay referenced).
-        self._added: set[int] = set()
+        # The paths this import created (or, in a dry run, would create), in every batch.
+        self._ours = ours
 
     def settle(self, entry: Incoming, *, write: _Writer | None) -> Line:
         """The entry's outcome; with a writer, a record to create is written.
@@ -253,7 +254,7 @@ class _View:
         directory = self._directory(entry.parts[:-1])
         same = None if entry.fresh else directory.ids.get(record.id)
         path = "/".join(entry.parts)
-        if same is not None and id(same) in self._added:
+        if same is not None and entry.parts in self._ours:
             return f"{path}: the same id came earlier in this file"
         if same is not None and same == record:
             return f"{path}: the same record is already there"
@@ -265,7 +266,10 @@ class _View:
         equal = directory.keys.get(duplicate_key(record))
         if equal is None:
             return None
-        if id(equal) in self._added:
+        if record_parts(equal) in self._ours:
+            # Two records of one export are two records of its notebook: both come back.
+            if not entry.fresh:
+                return None
             return (
                 "an equal memory came earlier in this file (the duplicate rule of memory_remember)"
             )
@@ -282,7 +286,7 @@ class _View:
         there = self._legacy[parts]
         if there is None:
             return None
-        if id(there) in self._added:
+        if parts in self._ours:
             return f"{'/'.join(parts)}: the same path came earlier in this file"
         if there == record:
             return f"{'/'.join(parts)}: the same record is already there"
@@ -313,7 +317,7 @@ class _View:
 
     def _add(self, record: Record, parts: tuple[str, ...], scope: Scope) -> None:
         self._counts[scope] = self._count(scope) + 1
-        self._added.add(id(record))
+        self._ours.add(parts)
         if isinstance(record, CanonicalRecord):
             self._directory(parts[:-1]).add(record)
         else:
