@@ -40,10 +40,8 @@ from mymcp.plugins.mnemosyne.transfer.server_memory import read_server_memory
 from mymcp.plugins.mnemosyne.transfer.snapshot import read_snapshot
 from mymcp.plugins.mnemosyne.transfer.source import MAX_SOURCE_BYTES, SourceRefused, shown
 
-__all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "export_notebook", "import_notebook"]
+__all__ = ["INTERRUPTED", "export_notebook", "import_notebook"]
 
-EXPORT_FORMATS = ("json", "markdown")
-IMPORT_FORMATS = ("mymcp", "server-memory")
 INTERRUPTED = 130
 
 _LABELS = {
