@@ -110,6 +110,7 @@ USER_NAMES: Final = frozenset({"default_user"})
 
 _ENTITY_FIELDS = ("type", "name", "entityType", "observations")
 _RELATION_FIELDS = ("type", "from", "to", "relationType")
+_FIELDS = {"entity": _ENTITY_FIELDS, "relation": _RELATION_FIELDS}
 _RELATIONS_HEADING = "Relations:"
 _PLACEHOLDER_ID = "mem_" + "0" * 32
 _SEPARATORS = re.compile(r"[\s-]+")
@@ -175,8 +176,8 @@ class _Graph:
             self._report(number, Kind.INVALID, where, "not a JSON object")
             return
         kind = value.get("type")
-        fields = {"entity": _ENTITY_FIELDS, "relation": _RELATION_FIELDS}.get(str(kind))
-        if not isinstance(kind, str) or fields is None:
+        fields = _FIELDS.get(kind) if isinstance(kind, str) else None
+        if fields is None:
             self._report(number, Kind.INVALID, where, 'its type is neither "entity" nor "relation"')
             return
         problem = _shape_problem(value, fields)
@@ -213,14 +214,10 @@ class _Graph:
             self._report(number, Kind.INVALID, where, "the relation joins no entity of this file")
             return
         text = normalize_text(f"{source} {relation_type} {target}", CONTENT_LIMIT)
-        bullet = None if text is None else _bullet(text)
-        if (
-            text is None
-            or bullet is None
-            or len(bullet) > CONTENT_LIMIT - len(_RELATIONS_HEADING) - 1
-        ):
+        if text is None or len(_bullet(text)) > CONTENT_LIMIT - len(_RELATIONS_HEADING) - 1:
             self._report(number, Kind.INVALID, where, "the relation is empty or too long")
             return
+        bullet = _bullet(text)
         refused = _refusal(text)
         if refused is not None:
             self._report(number, Kind.REFUSED, where, f"{refused} (left out of the memories)")
