@@ -1,4 +1,5 @@
-"""The commands ``mymcp`` (``serve``, ``stdio``, ``doctor``), ``mymcp-dev``, ``mymcp-test``.
+"""The commands ``mymcp`` (``serve``, ``stdio``, ``doctor``, ``export``, ``import``), ``mymcp-dev``,
+``mymcp-test``.
 
 Exit codes: 0 when the command did its work, 1 when the operator's setup stops it (the
 message says where and what to do, without a traceback), 2 for a usage error (an unknown
@@ -21,7 +22,7 @@ from mymcp import settings
 TARGET = "mymcp.app:create_production_app"
 HOST = "127.0.0.1"
 PORT = 8000
-COMMANDS = ("serve", "stdio", "doctor")
+COMMANDS = ("serve", "stdio", "doctor", "export", "import")
 _HELP_OPTIONS = {"-h", "--help", "--version"}
 _DESCRIPTION = (
     "MyMCP: a local MCP server for one person, serving the Mnemosyne memory notebook. "
@@ -43,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
         from mymcp import doctor
 
         return doctor.run(host=options.host, port=options.port)
+    if options.command in ("export", "import"):
+        return _notebook_command(options)
     return _serve(options.host, options.port)
 
 
@@ -118,7 +121,45 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     _add_address_options(doctor, "check")
+    _add_notebook_commands(commands)
     return parser
+
+
+def _add_notebook_commands(commands: Any) -> None:
+    export = commands.add_parser(
+        "export",
+        help="write the whole notebook (or some scopes) to one file; changes nothing",
+        description=(
+            "Write every valid record of the memory root (version 1 and 2, archived ones "
+            "too) with its place, and every file recall and list skip, to one document: "
+            "standard output, or FILE (mode 0600). Works while a server runs."
+        ),
+    )
+    export.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    export.add_argument(
+        "--scope", action="extend", nargs="+", metavar="SCOPE", help="export only these scopes"
+    )
+    export.add_argument(
+        "--format",
+        choices=("json", "markdown"),
+        default="json",
+        help="json (the default) can be imported again; markdown is for reading",
+    )
+    imports = commands.add_parser(
+        "import",
+        help="say what importing FILE would do; with --apply, import it",
+        description=(
+            "Read a MyMCP export (--format mymcp, the default) or the official memory "
+            "server's memory.jsonl (--format server-memory) and say, record by record, what "
+            "would be created, what is already there, what the content policy refuses and "
+            "what is invalid. Nothing is written without --apply. Safe while a server runs."
+        ),
+    )
+    imports.add_argument("file", metavar="FILE", help="the file to import; - for standard input")
+    imports.add_argument(
+        "--format", choices=("mymcp", "server-memory"), default="mymcp", help="what FILE holds"
+    )
+    imports.add_argument("--apply", action="store_true", help="write the records")
 
 
 def _with_default_command(arguments: list[str]) -> list[str]:
@@ -183,6 +224,18 @@ def _serve(host: str, port: int, **options: Any) -> int | None:
     except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
         return _setup_failure(error)
     return None
+
+
+def _notebook_command(options: argparse.Namespace) -> int:
+    from mymcp.host import bootstrap
+
+    if options.command == "export":
+        return bootstrap.export_notebook(
+            output=options.output, scopes=options.scope, format=options.format
+        )
+    return bootstrap.import_notebook(
+        source=options.file, format=options.format, apply=options.apply
+    )
 
 
 def _stdio() -> int:

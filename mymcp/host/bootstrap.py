@@ -6,6 +6,7 @@ gate-selected contribution, then composes the runtime. Nothing is written anywhe
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from importlib import resources
 
@@ -76,3 +77,25 @@ def diagnose_production_setup() -> list[tuple[str, str]]:
     from mymcp.plugins.mnemosyne import doctor
 
     return doctor.findings()
+
+
+# --- the operator's notebook commands --------------------------------------------------------
+# ``mymcp export`` and ``mymcp import`` belong to the plugin; the command line reaches them here.
+
+
+def export_notebook(*, output: str | None, scopes: list[str] | None, format: str) -> int:
+    """``mymcp export``: the notebook as a document; the exit status."""
+    from mymcp.plugins.mnemosyne.transfer import command
+
+    return command.export_notebook(
+        output=output, scopes=scopes, format=format, out=sys.stdout, err=sys.stderr
+    )
+
+
+def import_notebook(*, source: str, format: str, apply: bool) -> int:
+    """``mymcp import``: a file into the notebook, or the dry run of that; the exit status."""
+    from mymcp.plugins.mnemosyne.transfer import command
+
+    return command.import_notebook(
+        source=source, format=format, apply=apply, out=sys.stdout, err=sys.stderr
+    )

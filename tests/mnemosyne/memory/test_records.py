@@ -17,9 +17,12 @@ from mymcp.plugins.mnemosyne.memory.records import (
     RecordInvalid,
     canonical_record_dict,
     canonical_relative_parts,
+    legacy_record_dict,
     parse_record_bytes,
     parse_record_object,
     serialize_canonical,
+    serialize_record,
+    unknown_field,
 )
 from mymcp.plugins.mnemosyne.memory.values import (
     normalize_tag,
@@ -778,3 +781,77 @@ def test_corrupting_one_field_of_a_valid_record_never_crashes(
         parse_record_bytes(encode(with_path(base, key, value)))
     except RecordInvalid as error:
         assert error.reason == "invalid_record"
+
+
+# --- version 1 output and unknown fields ---------------------------------------------------
+
+
+_LEGACY_TEXT = st.text(min_size=1, max_size=60).filter(str.strip)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {"content": _LEGACY_TEXT},
+        optional={
+            "title": st.none() | _LEGACY_TEXT,
+            "tags": st.lists(
+                _LEGACY_TEXT.filter(lambda t: len(t) <= 50), min_size=1, max_size=10, unique=True
+            ),
+        },
+    ),
+    st.booleans(),
+)
+def test_a_legacy_record_written_out_parses_back_the_same(
+    fields: dict[str, Any], tags_first: bool
+) -> None:
+    ordered = dict(sorted(fields.items(), reverse=tags_first))
+    record = parse_record_object(v1(**ordered))
+    assert isinstance(record, LegacyRecord)
+
+    assert parse_record_object(legacy_record_dict(record)) == record
+    assert parse_record_bytes(serialize_record(record)) == record
+
+
+def test_a_legacy_record_dict_has_the_file_s_keys_and_content_last() -> None:
+    record = parse_record_object(v1(tags=["b"], title=None))
+    assert isinstance(record, LegacyRecord)
+
+    assert legacy_record_dict(record) == {
+        "schema_version": 1,
+        "id": "note-1",
+        "tags": ["b"],
+        "title": None,
+        "content": "Some note",
+    }
+    assert list(legacy_record_dict(record)) == ["schema_version", "id", "tags", "title", "content"]
+
+
+def test_serialize_record_writes_a_canonical_record_like_serialize_canonical() -> None:
+    record = parse_record_object(v2())
+    assert isinstance(record, CanonicalRecord)
+
+    assert serialize_record(record) == serialize_canonical(record)
+
+
+@pytest.mark.parametrize(
+    ("obj", "field"),
+    [
+        (v2(), None),
+        (v1(), None),
+        (v2(colour="red"), "colour"),
+        (
+            v2(namespace={"kind": "project", "id": "x", "label": None, "extra": 1}),
+            "namespace.extra",
+        ),
+        (v2(collection={"id": "x", "label": None, "n": 1}), "collection.n"),
+        (
+            v2(provenance={"origin": "manual", "recorded_via": "import", "by": "me"}),
+            "provenance.by",
+        ),
+        (v2(lifecycle={"state": "active", "revision": 1, "at": 0}), "lifecycle.at"),
+        ("not an object", None),
+    ],
+)
+def test_unknown_field_names_the_first_key_no_version_knows(obj: object, field: str | None) -> None:
+    assert unknown_field(obj) == field

@@ -565,6 +565,72 @@ def test_create_publishes_a_private_file_in_new_private_directories(
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 
+def test_create_legacy_puts_a_version_1_record_back_at_its_path(
+    root: Path, store: MemoryStore
+) -> None:
+    record = parse_record_object({"schema_version": 1, "id": "old", "content": " as written "})
+    assert isinstance(record, LegacyRecord)
+    parts = ("self", "notes", "2019", "old.json")
+
+    stored = store.create_legacy(root, parts, record)
+
+    assert (stored.record, stored.parts) == (record, parts)
+    path = root.joinpath(*parts)
+    assert parse_record_object(json.loads(path.read_text())) == record
+    assert _mode(path) == 0o600 and _mode(path.parent) == 0o700 & ~_umask()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["old.json"]
+    with pytest.raises(Conflict):
+        store.create_legacy(root, parts, record)
+
+
+def test_an_interrupted_legacy_write_leaves_a_temp_file_the_next_write_cleans(
+    root: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = parse_record_object({"schema_version": 1, "id": "a", "content": "A."})
+    assert isinstance(record, LegacyRecord)
+
+    def crash(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(files, "link_no_clobber", crash)
+    with pytest.raises(KeyboardInterrupt):
+        store.create_legacy(root, ("self", "a.json"), record)
+    monkeypatch.undo()
+    store.create_legacy(root, ("self", "b.json"), record)
+
+    assert sorted(p.name for p in (root / "self").iterdir()) == ["b.json"]
+
+
+def test_load_file_reads_a_record_of_either_version_at_its_path(
+    root: Path, store: MemoryStore
+) -> None:
+    write_record(root, _legacy(), "project", "deep", "note.json")
+    place_canonical(root, canonical_record())
+    write_record(root, "{", "project", "broken.json")
+
+    legacy = store.load_file(root, ("project", "deep", "note.json"))
+    canonical = store.load_file(root, RECORD_PARTS)
+
+    assert legacy is not None and legacy.record.id == "legacy-1"
+    assert canonical is not None and canonical.record.id == CANONICAL_ID
+    assert store.load_file(root, ("project", "broken.json")) is None
+    assert store.load_file(root, ("project", "missing", "x.json")) is None
+
+
+def test_candidate_count_counts_like_the_bound_and_stops_past_it(
+    root: Path, store: MemoryStore
+) -> None:
+    assert store.candidate_count(root, PROJECT) == 0
+    for index in range(files.MAX_CANDIDATES):
+        write_record(root, "{}", "project", f"n{index // 100}", f"{index}.json")
+    assert store.candidate_count(root, PROJECT) == files.MAX_CANDIDATES
+    write_record(root, "{}", "project", "one-more.json")
+
+    assert store.candidate_count(root, PROJECT) == files.MAX_CANDIDATES + 1
+    with pytest.raises(CandidateLimitExceeded):
+        store.check_candidate_bound(root, PROJECT)
+
+
 def test_create_leaves_existing_directories_untouched(root: Path, store: MemoryStore) -> None:
     (root / "project" / "mnemosyne").mkdir(parents=True)
     for directory in (root, root / "project", root / "project" / "mnemosyne"):

@@ -56,9 +56,12 @@ __all__ = [
     "RecordInvalid",
     "canonical_record_dict",
     "canonical_relative_parts",
+    "legacy_record_dict",
     "parse_record_bytes",
     "parse_record_object",
     "serialize_canonical",
+    "serialize_record",
+    "unknown_field",
 ]
 
 LEGACY_VERSION: Final = 1
@@ -181,6 +184,17 @@ _OCCURRED_AT: Final = "occurred_at"
 _V2_EVENT_KEYS: Final = _V2_KEYS | {_OCCURRED_AT}
 
 _KNOWN_KEYS: Final = _V1_KEYS | _V2_EVENT_KEYS
+_NAMESPACE_KEYS: Final = ("kind", "id", "label")
+_COLLECTION_KEYS: Final = ("id", "label")
+_PROVENANCE_KEYS: Final = ("origin", "recorded_via")
+_LIFECYCLE_KEYS: Final = ("state", "revision")
+# The keys of the nested objects of a version 2 record.
+_NESTED_KEYS: Final = {
+    "namespace": _NAMESPACE_KEYS,
+    "collection": _COLLECTION_KEYS,
+    "provenance": _PROVENANCE_KEYS,
+    "lifecycle": _LIFECYCLE_KEYS,
+}
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=StrEnum)
@@ -234,6 +248,25 @@ def parse_record_object(obj: object) -> Record:
     _invalid()
 
 
+def unknown_field(obj: object) -> str | None:
+    """The first key of a record object that no schema version knows, or None.
+
+    Nested keys are named with a dot (``namespace.colour``). It only names keys: whether
+    the record is valid is :func:`parse_record_object`'s answer.
+    """
+    if not isinstance(obj, dict):
+        return None
+    for key, value in obj.items():
+        if key not in _KNOWN_KEYS:
+            return str(key)
+        known = _NESTED_KEYS.get(key)
+        if known is not None and isinstance(value, dict):
+            extra = [name for name in value if name not in known]
+            if extra:
+                return f"{key}.{extra[0]}"
+    return None
+
+
 def _verbatim_text(value: object, limit: int) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
         _invalid()
@@ -274,7 +307,7 @@ def _identifier(value: object) -> str:
 
 
 def _namespace(value: object, scope: Scope) -> Namespace:
-    fields = _fields(value, ("kind", "id", "label"))
+    fields = _fields(value, _NAMESPACE_KEYS)
     kind = _enum(NamespaceKind, fields["kind"])
     _check(kind in SCOPE_RULES[scope].namespace_kinds)
     return Namespace(kind=kind, id=_identifier(fields["id"]), label=_label(fields["label"]))
@@ -283,7 +316,7 @@ def _namespace(value: object, scope: Scope) -> Namespace:
 def _collection(value: object) -> Collection | None:
     if value is None:
         return None
-    fields = _fields(value, ("id", "label"))
+    fields = _fields(value, _COLLECTION_KEYS)
     return Collection(id=_identifier(fields["id"]), label=_label(fields["label"]))
 
 
@@ -303,8 +336,8 @@ def _parse_v2(obj: dict[str, object]) -> CanonicalRecord:
     scope = _enum(Scope, obj["scope"])
     kind = _enum(MemoryKind, obj["kind"])
     _check(kind in SCOPE_RULES[scope].memory_kinds)
-    provenance = _fields(obj["provenance"], ("origin", "recorded_via"))
-    lifecycle = _fields(obj["lifecycle"], ("state", "revision"))
+    provenance = _fields(obj["provenance"], _PROVENANCE_KEYS)
+    lifecycle = _fields(obj["lifecycle"], _LIFECYCLE_KEYS)
     created_at = _valid(parse_timestamp(obj["created_at"]))
     updated_at = _valid(parse_timestamp(obj["updated_at"]))
     # Canonical timestamps are fixed-width ASCII, so string order is time order.
@@ -375,14 +408,38 @@ def canonical_record_dict(record: CanonicalRecord) -> dict[str, object]:
     return data
 
 
+def legacy_record_dict(record: LegacyRecord) -> dict[str, object]:
+    """A version 1 record as plain JSON values: the keys its file has, values verbatim.
+
+    The order is ``schema_version``, ``id``, the optional keys in the order the file had
+    them, then ``content``; parsing it gives back the same record.
+    """
+    data: dict[str, object] = {"schema_version": LEGACY_VERSION, "id": record.id}
+    for key in record.field_order:
+        data[key] = record.title if key == "title" else list(record.tags)
+    data["content"] = record.content
+    return data
+
+
+def _file_bytes(data: dict[str, object]) -> bytes:
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RecordInvalid(INVALID_ENCODING) from exc
+
+
 def serialize_canonical(record: CanonicalRecord) -> bytes:
     """The exact bytes of a canonical record file (UTF-8, indent 2, trailing newline).
 
     Raises :class:`RecordInvalid` (``invalid_encoding``) when a value holds a lone
     surrogate, which UTF-8 cannot represent.
     """
-    text = json.dumps(canonical_record_dict(record), indent=2, ensure_ascii=False) + "\n"
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise RecordInvalid(INVALID_ENCODING) from exc
+    return _file_bytes(canonical_record_dict(record))
+
+
+def serialize_record(record: Record) -> bytes:
+    """The file bytes of either version, written like :func:`serialize_canonical`."""
+    if isinstance(record, CanonicalRecord):
+        return serialize_canonical(record)
+    return _file_bytes(legacy_record_dict(record))

@@ -18,6 +18,7 @@ import fcntl
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,7 +34,12 @@ from mymcp.plugins.mnemosyne.memory.errors import (
     SourceUnavailable,
     StorageError,
 )
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, canonical_relative_parts
+from mymcp.plugins.mnemosyne.memory.records import (
+    CanonicalRecord,
+    LegacyRecord,
+    Record,
+    canonical_relative_parts,
+)
 from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed, shared_feed
@@ -79,17 +85,26 @@ class MemoryStore:
 
         A symlink at the scope directory or below raises :class:`SourceUnavailable`.
         """
-        parts = _checked(canonical_relative_parts(scope, namespace_id, collection_id, memory_id))
+        parts = canonical_relative_parts(scope, namespace_id, collection_id, memory_id)
+        stored = self.load_file(root, parts)
+        if stored is None or not isinstance(stored.record, CanonicalRecord):
+            return None
+        return stored
+
+    def load_file(self, root: Path, parts: tuple[str, ...]) -> StoredRecord | None:
+        """The valid record (either version) in the file at root-relative ``parts``, or None.
+
+        None too when the file is missing or skipped. A symlink at the scope directory or
+        below raises :class:`SourceUnavailable`.
+        """
+        parts = _checked(parts)
         base = os.path.abspath(root)
         with _Unavailable(parts[:-1]):
             dir_fd = _open_below(os.fspath(root), parts[:-1], follow=True, strict=False)
             if dir_fd is None:
                 return None
             with files.closing_fd(dir_fd):
-                stored = self._scanner.load(base, dir_fd, parts, fresh=False)
-        if stored is None or not isinstance(stored.record, CanonicalRecord):
-            return None
-        return stored
+                return self._scanner.load(base, dir_fd, parts, fresh=False)
 
     def list_scan(
         self,
@@ -120,14 +135,26 @@ class MemoryStore:
         Counts as discovery would (same depth, symlinks skipped) but reads and stats
         nothing; a missing or symlinked scope directory counts as empty.
         """
+        if self.candidate_count(root, scope) > files.MAX_CANDIDATES:
+            raise CandidateLimitExceeded()
+
+    def candidate_count(self, root: Path, scope: Scope) -> int:
+        """The candidates of the scope as :meth:`check_candidate_bound` counts them.
+
+        Counting stops past the bound: a scope over it answers ``MAX_CANDIDATES + 1``.
+        """
         with _Unavailable((str(scope),)):
             try:
                 start_fd = _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
             except files.SymlinkRefused:
-                return
-            if start_fd is not None:
-                with files.closing_fd(start_fd):
-                    discovery.count_candidates(start_fd, scan.SCOPE_DEPTH)
+                return 0
+            if start_fd is None:
+                return 0
+            with files.closing_fd(start_fd):
+                try:
+                    return discovery.count_candidates(start_fd, scan.SCOPE_DEPTH)
+                except CandidateLimitExceeded:
+                    return files.MAX_CANDIDATES + 1
 
     # --- the lock ------------------------------------------------------------------------
 
@@ -176,13 +203,28 @@ class MemoryStore:
 
         The folders made on the way are removed again when the record could not be written.
         """
+        return self._publish(root, scan.record_parts(record), record)
+
+    def create_legacy(
+        self, root: Path, parts: tuple[str, ...], record: LegacyRecord
+    ) -> StoredRecord:
+        """Publish a version 1 record at root-relative ``parts``, never replacing a file.
+
+        The Tools never write version 1; ``mymcp import`` puts one back where it was.
+        """
+        return self._publish(root, parts, record)
+
+    def _publish(self, root: Path, parts: tuple[str, ...], record: Record) -> StoredRecord:
         payload = encode_record(record)
-        parts = _checked(scan.record_parts(record))
+        parts = _checked(parts)
+        # The temporary file is named like a canonical record's, so that one an interrupted
+        # write leaves behind is cleaned up like theirs.
+        temp_id = record.id if isinstance(record, CanonicalRecord) else _temp_id()
         with self._locked(root) as root_fd, _Unavailable(parts[:-1]):
             with _undone_on_failure(root_fd, parts[:-1]):
                 dir_fd = files.open_beneath(root_fd, parts[:-1], make=True)
                 with files.closing_fd(dir_fd):
-                    writes.publish(dir_fd, record.id, parts[-1], payload)
+                    writes.publish(dir_fd, temp_id, parts[-1], payload)
                     stored = self._scanner.load(os.path.abspath(root), dir_fd, parts, fresh=True)
         if stored is None:
             raise MnemosyneError()
@@ -358,6 +400,10 @@ def _selection(
     if collection_id is None:
         raise ValueError("an exact collection selector needs a collection id")
     return _checked((str(scope), namespace_id, collection_id)), 0
+
+
+def _temp_id() -> str:
+    return "mem_" + uuid.uuid4().hex
 
 
 def _checked(parts: tuple[str, ...]) -> tuple[str, ...]:

@@ -26,21 +26,22 @@ from mymcp.plugins.mnemosyne.memory.errors import (
 )
 from mymcp.plugins.mnemosyne.memory.records import (
     CanonicalRecord,
+    Record,
     RecordInvalid,
     parse_record_bytes,
-    serialize_canonical,
+    serialize_record,
 )
 
 __all__ = ["check_replacement", "encode_record", "publish", "remove", "swap"]
 
 
-def encode_record(record: CanonicalRecord, *, field: str = "memory") -> bytes:
+def encode_record(record: Record, *, field: str = "memory") -> bytes:
     """The file bytes of ``record``, checked to parse back unchanged and to fit the limit.
 
     Raises :class:`InvalidRequest` (``invalid_record`` with the given field) otherwise.
     """
     try:
-        payload = serialize_canonical(record)
+        payload = serialize_record(record)
         if len(payload) <= files.MAX_RECORD_BYTES and parse_record_bytes(payload) == record:
             return payload
     except RecordInvalid:
