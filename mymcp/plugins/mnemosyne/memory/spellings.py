@@ -1,13 +1,15 @@
 """British spellings and their American forms, for recall's wider tier.
 
-One table of word beginnings: an English word (already folded: lower case, no accents)
-that begins with a British form is read with the American form in its place, so
-``colours``, ``favourite``, ``organisation``, ``analysed`` and ``centred`` meet ``colors``,
-``favorite``, ``organization``, ``analyzed`` and ``centered`` once both are stemmed. The
-table is applied to memories and queries alike, so an entry that also rewrites a word
-spelled the same on both sides of the ocean (``analysis``, ``central``) does no harm: both
-sides are rewritten the same way. What an entry must never do is make two different words
-meet, and no American form may begin with its British form (it would be rewritten again).
+One small table, in two parts: word beginnings that follow no rule (``centre``,
+``defence``, ``grey``), then word endings that do (``-ise``, ``-yse``, ``-our``, ``-ogue``).
+An English word (already folded: lower case, no accents) is read with the American form in
+place of the British one, so ``colours``, ``favourite``, ``organisation``, ``analysed`` and
+``centred`` meet ``colors``, ``favorite``, ``organization``, ``analyzed`` and ``centered``
+once both are stemmed. The table is applied to memories and queries alike, so a row that
+also rewrites a word spelled the same on both sides of the ocean (``analysis``,
+``central``, ``promise``) does no harm: both sides are rewritten the same way. What a row
+must never do is make two different words meet, and no American beginning may start with
+its British one (it would be rewritten again).
 """
 
 from __future__ import annotations
@@ -17,31 +19,25 @@ from typing import Final
 
 __all__ = ["american"]
 
-# (British beginning, American beginning), grouped by the pattern they follow.
+# Word endings that follow a rule: (pattern over the whole word, replacement). Each one
+# leaves alone words too short to be in doubt (``four``, ``rise``).
+PATTERNS: Final[tuple[tuple[str, str], ...]] = (
+    # organise, realised, prioritising, organisation, caramelise
+    (r"(\w{2,}[b-df-hj-np-tv-z])is(e|es|ed|ing|er|ers|ation|ations)", r"\1iz\2"),
+    # analyse, paralysed, catalysing
+    (r"(\w+)ys(e|es|ed|ing|er|ers)", r"\1yz\2"),
+    # colour, favourite, behavioural, neighbourhood, honourable, savoury
+    (
+        r"(\w{3,})our(s|ed|ing|ite|ites|able|ably|ful|less|er|ers|ist|ists|al|hood|y)?",
+        r"\1or\2",
+    ),
+    # catalogue, dialogues
+    (r"(\w{3,})ogue(s)?", r"\1og\2"),
+)
+
+# Beginnings of words that follow no rule: (British, American).
 BEGINNINGS: Final[tuple[tuple[str, str], ...]] = (
-    # -our / -or
-    *(
-        (british, british.removesuffix("our") + "or")
-        for british in (
-            "armour behaviour candour clamour colour endeavour favour flavour glamour harbour "
-            "honour humour labour neighbour odour parlour rancour rigour rumour saviour "
-            "savour splendour tumour valour vapour vigour"
-        ).split()
-    ),
-    # -ise / -ize, -yse / -yze (and their -isation, -iser, -ising forms)
-    *(
-        (british, british[:-1] + "z")
-        for british in (
-            "agonis apologis authoris capitalis categoris centralis characteris criticis "
-            "customis digitis emphasis energis familiaris finalis globalis harmonis "
-            "hospitalis idealis immunis initialis itemis legalis localis marginalis "
-            "maximis memoris minimis mobilis modernis monetis moisturis neutralis normalis "
-            "optimis organis penalis personalis prioritis publicis randomis realis "
-            "recognis sanitis scrutinis serialis socialis specialis stabilis standardis "
-            "sterilis summaris symbolis sympathis synchronis theoris tokenis utilis "
-            "visualis analys breathalys catalys paralys"
-        ).split()
-    ),
+    ("odour", "odor"),
     # -re / -er
     ("calibr", "caliber"),
     ("centr", "center"),
@@ -60,13 +56,6 @@ BEGINNINGS: Final[tuple[tuple[str, str], ...]] = (
     ("licenc", "licens"),
     ("offenc", "offens"),
     ("pretenc", "pretens"),
-    # -ogue / -og
-    ("analogu", "analog"),
-    ("catalogu", "catalog"),
-    ("dialogu", "dialog"),
-    ("epilogu", "epilog"),
-    ("monologu", "monolog"),
-    ("prologu", "prolog"),
     # doubled consonants
     ("cancell", "cancel"),
     ("counsell", "counsel"),
@@ -132,9 +121,16 @@ _BEGINNING_RE: Final = re.compile(
 )
 
 
+_PATTERNS: Final = tuple((re.compile(pattern), replacement) for pattern, replacement in PATTERNS)
+
+
 def american(word: str) -> str:
-    """``word`` with a British beginning replaced by its American form."""
+    """``word`` with a British beginning or ending replaced by its American form."""
     found = _BEGINNING_RE.match(word)
-    if found is None:
-        return word
-    return _AMERICAN[found.group()] + word[found.end() :]
+    if found is not None:
+        return _AMERICAN[found.group()] + word[found.end() :]
+    for pattern, replacement in _PATTERNS:
+        matched = pattern.fullmatch(word)
+        if matched is not None:
+            return matched.expand(replacement)
+    return word

@@ -113,6 +113,8 @@ _KEEP_AFTER: Final = "#+"
 # Stems and pieces kept per language; past that a cache starts again (an entry is a few
 # microseconds of work and about 150 bytes).
 _CACHE_LIMIT: Final = 20_000
+# A word is stemmed at most this many times over (see _Stemmers.stem).
+_STEM_ROUNDS: Final = 3
 # Query words shorter than this are not cut in two.
 _SPLIT_MINIMUM: Final = 5
 
@@ -196,9 +198,10 @@ def splits(word: str) -> Iterator[tuple[str, str]]:
 
 
 def adjacent(folded: str, left: str, right: str) -> bool:
-    """Whether ``folded`` text has a word starting ``left`` then, after a joiner or a space,
-    a word starting with ``right`` (``health care`` for ``healthcare``)."""
-    pattern = rf"(?<![^\W_]){re.escape(left)}[\s\-/._'\u2019\u2010\u2011]+{re.escape(right)}"
+    """Whether ``folded`` text has a word starting with ``left`` and, after a joiner or a
+    space, a word starting with ``right`` (``health care`` or ``working day`` for the two
+    halves of ``healthcare`` and ``workday``)."""
+    pattern = rf"(?<![^\W_]){re.escape(left)}[^\W_]*[\s\-/._'\u2019\u2010\u2011]+{re.escape(right)}"
     return re.search(pattern, folded) is not None
 
 
@@ -279,8 +282,15 @@ class _Stemmers:
             stemmer = self._stemmers.get(language)
             if stemmer is None:
                 stemmer = self._stemmers[language] = _snowball().stemmer(language).stemWord
-            spelled = american(word) if language == ENGLISH else word
-            stem = sys.intern(stemmer(spelled))
+            stem = american(word) if language == ENGLISH else word
+            # Stemmed again until it stays: Snowball's German takes "kurse" to "kurs" but
+            # "kurs" to "kur", and both must meet.
+            for _ in range(_STEM_ROUNDS):
+                stemmed = stemmer(stem)
+                if stemmed == stem:
+                    break
+                stem = stemmed
+            stem = sys.intern(stem)
             stems = self._stems.setdefault(language, {})
             if len(stems) >= _CACHE_LIMIT:
                 stems.clear()
