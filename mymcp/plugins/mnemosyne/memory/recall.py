@@ -145,14 +145,12 @@ def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Recal
         hits = [_hit(stored, score, query, tag_keys) for stored, score in _best(scores)]
         if len(hits) < RESULT_LIMIT:
             near = _NearQuery.of(request.query, index.languages())
-            found = index.near(near, scores)
-            narrowed = _within(
-                {stored: score for stored, (score, _) in found.items()}, request.namespace_id
-            )
-            hits.extend(
-                RecallHit(stored, score, (), (), near.written(found[stored][1]))
-                for stored, score in _best(narrowed, RESULT_LIMIT - len(hits))
-            )
+            found, split_words = index.near(near, scores)
+            for stored, score in _best(
+                _within(found, request.namespace_id), RESULT_LIMIT - len(hits)
+            ):
+                words = _positions(near, _memoize(stored)) | split_words.get(stored, set())
+                hits.append(RecallHit(stored, score, (), (), near.written(words)))
     return hits
 
 
@@ -326,7 +324,7 @@ class _NearQuery:
 
 
 def _keys_in(chunk: str, languages: Set[str | None]) -> set[str]:
-    return {key for language in languages for key in wording.chunk_keys(chunk, language)}
+    return {key for language in languages for key in wording.piece_keys(chunk, language)}
 
 
 def _splits_of(position: int, chunk: str, languages: Set[str | None]) -> Iterator[_Split]:
@@ -404,25 +402,23 @@ class _ScopeIndex:
 
     def near(
         self, query: _NearQuery, exact: Mapping[StoredRecord, int]
-    ) -> dict[StoredRecord, tuple[int, set[int]]]:
+    ) -> tuple[dict[StoredRecord, int], dict[StoredRecord, set[int]]]:
         """The wider tier: each record the exact tier did not match that shares a key with
-        the query, its score and the positions of the query words that led to it."""
+        the query, with its score; and for the records found by a query word cut in two,
+        that word's position."""
         counts: Counter[StoredRecord] = Counter()
         for key in query.keys:
             postings = self._near.get(key)
             if postings:
                 counts.update(postings)
-        found = {
-            stored: (score, _positions(query, _memoize(stored)))
-            for stored, score in counts.items()
-            if stored not in exact and stored not in self._gone
-        }
+        for stored in (*exact, *self._gone) if counts else ():
+            counts.pop(stored, None)
+        split_words: dict[StoredRecord, set[int]] = {}
         for split in query.splits:
             for stored, weight in self._side_by_side(split, exact):
-                score, positions = found.get(stored, (0, set()))
-                positions.add(split.word)
-                found[stored] = (score + weight, positions)
-        return found
+                counts[stored] += weight
+                split_words.setdefault(stored, set()).add(split.word)
+        return counts, split_words
 
     def _side_by_side(
         self, split: _Split, exact: Mapping[StoredRecord, int]

@@ -48,6 +48,7 @@ __all__ = [
     "chunk_keys",
     "chunks",
     "fold",
+    "piece_keys",
     "splits",
     "stemming_language",
     "text_keys",
@@ -167,6 +168,11 @@ def chunk_keys(chunk: str, language: str | None) -> Iterator[str]:
     spelled = chunk.startswith(_KEEP_BEFORE) or not between <= _JOINERS or len(chunk) == 1
     if spelled and chunk not in STOP_WORDS:
         yield sys.intern(chunk)
+
+
+def piece_keys(piece: str, language: str | None) -> tuple[str, ...]:
+    """The distinct keys of one folded white-space separated piece of text (cached)."""
+    return _stemmers.piece_keys(piece, language)
 
 
 def text_keys(text: str, language: str | None) -> set[str]:
