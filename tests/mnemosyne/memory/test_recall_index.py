@@ -183,12 +183,13 @@ def test_the_exact_tier_leads_unchanged_and_the_wider_tier_only_fills(
     ranked = sorted(
         exact.items(), key=lambda item: (-item[1], item[0].scope_path, item[0].record.id)
     )
-    query = recall._NearQuery.of(text, index.languages())
-    near, split_words = index.near(query, exact)
+    near_query = recall._NearQuery.of(text, index.languages())
+    near, split_words = index.near(near_query, exact)
 
     assert not set(near) & set(exact)
     for stored, score in near.items():
         assert score > 0
-        assert recall._positions(query, recall._memoize(stored)) | split_words.get(stored, set())
+        memo = recall._memoize(stored)
+        assert recall._positions(near_query, memo) | split_words.get(stored, set())
     assert [stored for stored, _ in recall._best(exact)] == [s for s, _ in ranked[:5]]
     assert all(recall._memoize(stored).searchable for stored in near)
