@@ -792,3 +792,38 @@ QUESTIONS: tuple[Question, ...] = (
     _q(DIFFERENT, "practice", "bicycle commute", "de-fahrrad"),
     _q(DIFFERENT, "self", "fall", "glasses"),
 )
+
+# Written after the rules above were settled, and run once without changing them: 28 of these
+# 29 were found (``runner`` stays apart from "run": Snowball keeps the agent noun).
+HELD_OUT: tuple[Question, ...] = (
+    _q(INFLECTION, "practice", "reviews", "review"),
+    _q(INFLECTION, "preference", "teas", "tea"),
+    _q(INFLECTION, "preference", "wines", "wine"),
+    _q(INFLECTION, "self", "allergic reactions", "allergy"),
+    _q(INFLECTION, "practice", "meditate", "meditation"),
+    _q(INFLECTION, "project", "deployed", "atlas-deploy"),
+    _q(INFLECTION, "relationship", "mentoring", "mentor"),
+    _q(INFLECTION, "practice", "runner", "running"),
+    _q(INFLECTION, "knowledge", "passports", "visa"),
+    _q(INFLECTION, "project", "renovating kitchen", "kitchen"),
+    _q(ACCENTS, "self", "resumes", "resume"),
+    _q(ACCENTS, "knowledge", "brulee", "brulee"),
+    _q(ACCENTS, "practice", "francais", "fr-cours"),
+    _q(ACCENTS, "knowledge", "Aepfel", "de-rezepte"),
+    _q(ACCENTS, "project", "hotel reserve", "fr-voyage"),
+    _q(COMPOUNDS, "practice", "on line", "groceries"),
+    _q(COMPOUNDS, "knowledge", "pass-phrase", "ssh"),
+    _q(COMPOUNDS, "project", "set up", "atlas-setup"),
+    _q(COMPOUNDS, "practice", "after-dinner walk", "walks"),
+    _q(COMPOUNDS, "project", "tcp ip", "atlas-net"),
+    _q(COMPOUNDS, "preference", "lo fi", "music"),
+    _q(SYMBOLS, "preference", "c#", "editor"),
+    _q(SYMBOLS, "project", "f#", "api-stack"),
+    _q(SYMBOLS, "knowledge", "c++ builds", "cpp-tips"),
+    _q(SYMBOLS, "relationship", "q", "q"),
+    _q(SPELLING, "practice", "analyzing", "budget"),
+    _q(SPELLING, "preference", "colorful slides", "colours"),
+    _q(SPELLING, "relationship", "neighbor", "neighbours"),
+    _q(SPELLING, "self", "tires", "car"),
+)
+QUESTIONS += HELD_OUT
