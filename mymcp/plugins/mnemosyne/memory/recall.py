@@ -5,7 +5,14 @@ punctuation separate them) of two characters or more, minus a few stop words. A 
 scores, per distinct match: 4 for each requested tag it carries, 3 for each query term in
 its title, 2 for each in its scope-relative path or its tags' words, and 1 for each in its
 content. Archived canonical records never match. The best five win, ties broken by path,
-then by ID.
+then by ID. This exact tier is the original's; ``namespace_id`` narrows it (and the wider
+tier) to one namespace's canonical records before ranking.
+
+When the exact tier has fewer than five records, a wider tier fills the places left with
+records it did not match that share a *key* with the query (see :mod:`.wording`: folded,
+stemmed, joined or spelled-as-written forms of words), ranked by the same weights and ties;
+a query word cut in two (``healthcare``) also meets a record holding both halves side by
+side. A wider hit names the query words that led to it instead of terms and tags.
 
 Each record's terms and their weights are computed once and kept in the store's per-file
 memo (``StoredRecord.derived``), which goes away with the file version it describes. An
@@ -14,7 +21,8 @@ its query and reads the postings of its few terms.
 
 Memory: a term is kept once however many records hold it (``sys.intern``), a record's
 terms are a sorted tuple with one weight byte each, and a term's postings are one list of
-record references (a record appears once per point of weight). A record that leaves the
+record references (a record appears once per point of weight); a record's keys are kept
+the same way, in a second set of lists. A record that leaves the
 scan stays in the lists until the records gone outnumber those served (and are more than
 :data:`_MIN_REBUILD`); then the index is rebuilt from its records, so it never holds more
 than twice the postings of the records it serves.
