@@ -190,6 +190,20 @@ def queries(count: int, *, seed: int = 1) -> list[str]:
     return made
 
 
+def plural(word: str) -> str:
+    """An English plural of a vocabulary word (no record holds it: they use the singular)."""
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def wider_queries(count: int, *, seed: int = 2) -> list[str]:
+    """Queries of plural vocabulary words: the exact tier finds nothing, the wider tier all."""
+    return [" ".join(plural(word) for word in query.split()) for query in queries(count, seed=seed)]
+
+
 # --- the server --------------------------------------------------------------------------
 
 

@@ -1,7 +1,9 @@
 """Section: memory_recall and memory_inspect latency over HTTP against the read floor.
 
 For each N, seed N canonical records into one scope, start the server, and time recall
-(rotating realistic queries) and inspect (rotating references) after a warm-up. The floor
+(rotating realistic queries), recall answered by the wider tier alone (the same kind of
+queries in plural forms, which no record holds exactly) and inspect (rotating references)
+after a warm-up. The floor
 is reading and ``json.loads``-ing the same N files in a plain loop; it is measured in the
 same run, in rounds interleaved with the HTTP calls.
 """
@@ -21,6 +23,7 @@ from common import (
     seed_root,
     settle,
     temporary_root,
+    wider_queries,
 )
 
 ROUNDS = 20
@@ -33,6 +36,7 @@ HEADER = (
     "recall p50",
     "recall p99",
     "recall/floor",
+    "wider p50",
     "inspect p50",
     "inspect p99",
     "hits/recall",
@@ -43,7 +47,7 @@ def _row(size: int) -> tuple[object, ...]:
     with temporary_root() as root:
         seeded = seed_root(root, size)
         settle()
-        asked = queries(50)
+        asked, wider = queries(50), wider_queries(50)
         returned: list[int] = []
         with Server(root) as server, McpHttp(server) as client:
 
@@ -52,12 +56,16 @@ def _row(size: int) -> tuple[object, ...]:
                 payload = client.call("memory_recall", {"query": query, "scope": SEED_SCOPE})
                 returned.append(len(payload["memories"]))
 
+            def recall_wider(index: int) -> None:
+                query = wider[index % len(wider)]
+                client.call("memory_recall", {"query": query, "scope": SEED_SCOPE})
+
             def inspect(index: int) -> None:
                 reference = seeded.references[index % len(seeded.references)]
                 client.call("memory_inspect", {"reference": reference})
 
             timings = interleaved(
-                {"recall": recall, "inspect": inspect},
+                {"recall": recall, "wider": recall_wider, "inspect": inspect},
                 rounds=ROUNDS,
                 per_round=PER_ROUND,
                 warmup=WARMUP,
@@ -74,6 +82,7 @@ def _row(size: int) -> tuple[object, ...]:
         ms(recall_timing.p50),
         ms(recall_timing.p99),
         f"{recall_timing.p50 / floor.p50:.2f}x",
+        ms(timings["wider"].p50),
         ms(inspect_timing.p50),
         ms(inspect_timing.p99),
         f"{sum(returned) / len(returned):.1f}",

@@ -20,6 +20,7 @@ import listing  # noqa: E402
 import policy  # noqa: E402
 import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
+import recall_quality  # noqa: E402
 import remember  # noqa: E402
 import transfer  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
@@ -28,6 +29,7 @@ Section = Callable[[Sequence[int]], None]
 
 SECTIONS: list[tuple[str, Section]] = [
     ("recall_inspect", recall_inspect.run),
+    ("recall_quality", recall_quality.run),
     ("listing", listing.run),
     ("remember", remember.run),
     ("policy", policy.run),

@@ -144,3 +144,52 @@ def test_a_term_is_kept_once_however_many_records_hold_it() -> None:
     assert release is sys.intern("release")
     assert list(one.terms) == sorted(one.terms)
     assert len(one.weights) == len(one.terms)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pool=st.lists(RECORDS, min_size=1, max_size=40),
+    scans=st.lists(st.lists(st.integers(min_value=0, max_value=39)), min_size=1, max_size=25),
+)
+def test_the_wider_postings_follow_the_scans_in_the_same_bound(
+    pool: list[StoredRecord], scans: list[list[int]]
+) -> None:
+    index = recall._ScopeIndex()
+    for picks in scans:
+        scan = list(dict.fromkeys(pool[pick % len(pool)] for pick in picks))
+        index.sync(scan)
+
+        served = [item for item in scan if recall._memoize(item).searchable]
+        assert index.languages() == ({"english"} if served else set())
+        postings = sum(len(listed) for listed in index._near.values())
+        most = 6 * sum(len(recall._memoize(item).keys) for item in scan)
+        assert postings <= most + 6 * len(index._gone) * (len(WORDS) + len(PATH_TERMS))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    pool=st.lists(RECORDS, min_size=1, max_size=12, unique_by=lambda item: item.record.id),
+    query=st.lists(st.sampled_from((*WORDS, "plans", "releases", "Alpha's", "q")), max_size=3),
+    tags=st.lists(st.sampled_from(WORDS[:5]), max_size=2, unique=True),
+)
+def test_the_exact_tier_leads_unchanged_and_the_wider_tier_only_fills(
+    pool: list[StoredRecord], query: list[str], tags: list[str]
+) -> None:
+    text = " ".join(query) or "alpha"
+    tag_keys = frozenset(canonical_tag_key(tag) for tag in tags)
+    index = recall._ScopeIndex()
+    index.sync(pool)
+    exact = expected_scores(pool, recall.terms(text), tag_keys)
+    ranked = sorted(
+        exact.items(), key=lambda item: (-item[1], item[0].scope_path, item[0].record.id)
+    )
+    near_query = recall._NearQuery.of(text, index.languages())
+    near, split_words = index.near(near_query, exact)
+
+    assert not set(near) & set(exact)
+    for stored, score in near.items():
+        assert score > 0
+        memo = recall._memoize(stored)
+        assert recall._positions(near_query, memo) | split_words.get(stored, set())
+    assert [stored for stored, _ in recall._best(exact)] == [s for s, _ in ranked[:5]]
+    assert all(recall._memoize(stored).searchable for stored in near)

@@ -39,6 +39,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "scope": f"*string{SCOPES}",
         "tags": "array",
         "tags[]": "string",
+        "namespace_id": "string",
     },
     "memory_list": {
         "scope": f"*string{SCOPES}",

@@ -89,7 +89,7 @@ def test_recall_schema_has_the_contract_structure(client: McpClient) -> None:
     tool = client.declaration(TOOL)
     schema = tool["inputSchema"]
     assert schema["type"] == "object"
-    assert list(schema["properties"]) == ["query", "scope", "tags"]
+    assert list(schema["properties"]) == ["query", "scope", "tags", "namespace_id"]
     assert schema["required"] == ["query", "scope"]
     assert schema["additionalProperties"] is False
     query = schema["properties"]["query"]
@@ -200,10 +200,17 @@ def test_recall_ignores_unknown_argument_keys(client: McpClient, memory_root: Pa
 
 
 def test_recall_uses_the_query_as_given(client: McpClient, memory_root: Path) -> None:
-    # Not NFC-normalized: a decomposed query misses the composed word of a v2 record.
+    # Not NFC-normalized: a decomposed query misses the composed word of a v2 record in the
+    # exact tier; only the wider tier, which folds accents away, finds it.
     _canonical(memory_root, 1, content="Notes about the café downtown.")
     assert _ids(_recall(client, query="café")) == [_mem_id(1)]
-    assert _recall(client, query="cafe\u0301").payload["status"] == "no_matches"
+    reply = _recall(client, query="cafe\u0301")
+    assert _ids(reply) == [_mem_id(1)]
+    assert reply.payload["memories"][0]["match"] == {
+        "terms": [],
+        "tags": [],
+        "near": ["cafe\u0301"],
+    }
 
 
 def test_recall_tags_as_json_text_are_decoded_by_the_host(
@@ -465,7 +472,10 @@ def test_recall_drops_stop_words_and_one_character_terms(
     client: McpClient, memory_root: Path
 ) -> None:
     _legacy(memory_root, "a.json", title="what is the user doing", content="x y z")
-    assert _recall(client, query="What is THE user? x y").payload["status"] == "no_matches"
+    assert _recall(client, query="What is THE user?").payload["status"] == "no_matches"
+    # The exact tier drops "x" and "y"; the wider tier meets the same one-letter terms.
+    reply = _recall(client, query="What is THE user? x y")
+    assert reply.payload["memories"][0]["match"] == {"terms": [], "tags": [], "near": ["x", "y"]}
     assert len(recall_service.STOP_WORDS) == 24
 
 

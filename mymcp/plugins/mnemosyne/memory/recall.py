@@ -5,7 +5,14 @@ punctuation separate them) of two characters or more, minus a few stop words. A 
 scores, per distinct match: 4 for each requested tag it carries, 3 for each query term in
 its title, 2 for each in its scope-relative path or its tags' words, and 1 for each in its
 content. Archived canonical records never match. The best five win, ties broken by path,
-then by ID.
+then by ID. This exact tier is the original's; ``namespace_id`` narrows it (and the wider
+tier) to one namespace's canonical records before ranking.
+
+When the exact tier has fewer than five records, a wider tier fills the places left with
+records it did not match that share a *key* with the query (see :mod:`.wording`: folded,
+stemmed, joined or spelled-as-written forms of words), ranked by the same weights and ties;
+a query word cut in two (``healthcare``) also meets a record holding both halves side by
+side. A wider hit names the query words that led to it instead of terms and tags.
 
 Each record's terms and their weights are computed once and kept in the store's per-file
 memo (``StoredRecord.derived``), which goes away with the file version it describes. An
@@ -14,7 +21,8 @@ its query and reads the postings of its few terms.
 
 Memory: a term is kept once however many records hold it (``sys.intern``), a record's
 terms are a sorted tuple with one weight byte each, and a term's postings are one list of
-record references (a record appears once per point of weight). A record that leaves the
+record references (a record appears once per point of weight); a record's keys are kept
+the same way, in a second set of lists. A record that leaves the
 scan stays in the lists until the records gone outnumber those served (and are more than
 :data:`_MIN_REBUILD`); then the index is rebuilt from its records, so it never holds more
 than twice the postings of the records it serves.
@@ -25,21 +33,23 @@ from __future__ import annotations
 import bisect
 import heapq
 import os
-import re
 import sys
 import threading
 import weakref
 from collections import Counter
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from mymcp.jsonvalue import JsonObject
+from mymcp.plugins.mnemosyne.memory import wording
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.values import canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
+from mymcp.plugins.mnemosyne.memory.wording import STOP_WORDS, TERM_RE
 
 __all__ = [
     "RESULT_LIMIT",
@@ -51,19 +61,12 @@ __all__ = [
     "terms",
 ]
 
-STOP_WORDS: Final = frozenset(
-    (
-        "a an and are do does for how i in is it of on or the to user what when where which who why"
-    ).split()
-)
 RESULT_LIMIT: Final = 5
 TAG_WEIGHT: Final = 4
 TITLE_WEIGHT: Final = 3
 PATH_WEIGHT: Final = 2
 CONTENT_WEIGHT: Final = 1
 
-# A maximal run of Unicode word characters other than the underscore.
-_TERM_RE: Final = re.compile(r"[^\W_]+")
 _MEMO_KEY: Final = "recall.terms"
 
 
@@ -71,28 +74,36 @@ def terms(text: str) -> frozenset[str]:
     """The distinct searchable terms of ``text``."""
     return frozenset(
         term
-        for term in _TERM_RE.findall(text.casefold())
+        for term in TERM_RE.findall(text.casefold())
         if len(term) > 1 and term not in STOP_WORDS
     )
 
 
 @dataclass(frozen=True)
 class RecallRequest:
-    """A validated recall: the query exactly as sent, the scope and the requested tags."""
+    """A validated recall: the query exactly as sent, the scope, the requested tags and the
+    namespace it is narrowed to (``None``: the whole scope)."""
 
     query: str
     scope: Scope
     tags: tuple[str, ...] = ()
+    namespace_id: str | None = None
 
 
 @dataclass(frozen=True)
 class RecallHit:
-    """A ranked record with the query terms and tags that matched it (both sorted)."""
+    """A ranked record with what matched it.
+
+    An exact-tier hit has the query terms and tags that matched (both sorted) and no
+    ``near``; a wider-tier hit has neither, and ``near`` names the query words, as the
+    query wrote them and in its order, that led to it.
+    """
 
     stored: StoredRecord
     score: int
     terms: tuple[str, ...]
     tags: tuple[str, ...]
+    near: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +117,29 @@ class _RecordTerms:
     weights: bytes
     tag_keys: frozenset[str]
     scope_path: str
+    # The same for the wider tier's keys (see ``wording``), in the record's language.
+    keys: tuple[str, ...]
+    key_weights: bytes
+    language: str | None  # the stemming algorithm
+    namespace_id: str | None  # None for a legacy record
 
     def has(self, term: str) -> bool:
-        index = bisect.bisect_left(self.terms, term)
-        return index < len(self.terms) and self.terms[index] == term
+        return _holds(self.terms, term)
+
+    def has_key(self, key: str) -> bool:
+        return _holds(self.keys, key)
+
+
+def _holds(ordered: tuple[str, ...], item: str) -> bool:
+    index = bisect.bisect_left(ordered, item)
+    return index < len(ordered) and ordered[index] == item
 
 
 def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[RecallHit]:
-    """The best matches in the scope, at most :data:`RESULT_LIMIT`, best first.
+    """The best matches in the scope (or namespace), at most :data:`RESULT_LIMIT`, best first.
+
+    The exact tier ranks first; when it has fewer than :data:`RESULT_LIMIT` records, the
+    wider tier fills the places left with records the exact tier did not match.
 
     Raises the store's storage errors.
     """
@@ -123,13 +149,25 @@ def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Recal
     index = _index_for(store, root, request.scope)
     with index.lock:
         index.sync(candidates)
-        scores = index.scores(query, tag_keys)
-    return [_hit(stored, score, query, tag_keys) for stored, score in _best(scores)]
+        scores = _within(index.scores(query, tag_keys), request.namespace_id)
+        hits = [_hit(stored, score, query, tag_keys) for stored, score in _best(scores)]
+        if len(hits) < RESULT_LIMIT:
+            near = _NearQuery.of(request.query, index.languages())
+            found, split_words = index.near(near, scores)
+            for stored, score in _best(
+                _within(found, request.namespace_id), RESULT_LIMIT - len(hits)
+            ):
+                words = _positions(near, _memoize(stored)) | split_words.get(stored, set())
+                hits.append(RecallHit(stored, score, (), (), near.written(words)))
+    return hits
 
 
 def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
     """The result item of one hit: its reference, text, tags and what matched."""
     record = hit.stored.record
+    match: JsonObject = {"terms": list(hit.terms), "tags": list(hit.tags)}
+    if hit.near:
+        match["near"] = list(hit.near)
     return {
         "reference": reference_dict(record, scope),
         "id": record.id,
@@ -137,21 +175,34 @@ def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
         "title": record.title,
         "content": record.content,
         "tags": list(record.tags),
-        "match": {"terms": list(hit.terms), "tags": list(hit.tags)},
+        "match": match,
     }
 
 
-def _best(scores: dict[StoredRecord, int]) -> list[tuple[StoredRecord, int]]:
+def _within(scores: dict[StoredRecord, int], namespace_id: str | None) -> dict[StoredRecord, int]:
+    """The scores of the records in the namespace (canonical records only), or all."""
+    if namespace_id is None:
+        return scores
+    return {
+        stored: score
+        for stored, score in scores.items()
+        if _memoize(stored).namespace_id == namespace_id
+    }
+
+
+def _best(
+    scores: dict[StoredRecord, int], limit: int = RESULT_LIMIT
+) -> list[tuple[StoredRecord, int]]:
     """The top records by score desc, scope-relative path asc, then ID asc."""
-    if len(scores) > RESULT_LIMIT:
-        # Only records scoring at least the fifth best score can be among the best five.
-        floor = heapq.nlargest(RESULT_LIMIT, scores.values())[-1]
+    if len(scores) > limit:
+        # Only records scoring at least the limit-th best score can be among the best.
+        floor = heapq.nlargest(limit, scores.values())[-1]
         scores = {stored: score for stored, score in scores.items() if score >= floor}
     ranked = sorted(
         scores.items(),
         key=lambda item: (-item[1], _memoize(item[0]).scope_path, item[0].record.id),
     )
-    return ranked[:RESULT_LIMIT]
+    return ranked[:limit]
 
 
 def _hit(
@@ -170,6 +221,28 @@ def _memoize(stored: StoredRecord) -> _RecordTerms:
     title = terms(record.title or "")
     path = terms(stored.scope_path).union(*(terms(tag) for tag in record.tags))
     content = terms(record.content)
+    ordered, weights = _weighted(title, path, content)
+    canonical = record if isinstance(record, CanonicalRecord) else None
+    searchable = canonical is None or canonical.state is not LifecycleState.ARCHIVED
+    language = wording.stemming_language(None if canonical is None else canonical.language)
+    keys, key_weights = _weighted(*_key_components(stored, language)) if searchable else ((), b"")
+    memo = _RecordTerms(
+        searchable=searchable,
+        terms=ordered,
+        weights=weights,
+        tag_keys=frozenset(sys.intern(canonical_tag_key(tag)) for tag in record.tags),
+        scope_path=stored.scope_path,
+        keys=keys,
+        key_weights=key_weights,
+        language=language,
+        namespace_id=None if canonical is None else canonical.namespace.id,
+    )
+    stored.derived[_MEMO_KEY] = memo
+    return memo
+
+
+def _weighted(title: Set[str], path: Set[str], content: Set[str]) -> tuple[tuple[str, ...], bytes]:
+    """The sorted, interned terms of a record's three components, and each one's weight."""
     ordered = tuple(sorted(sys.intern(term) for term in title | path | content))
     weights = bytes(
         TITLE_WEIGHT * (term in title)
@@ -177,17 +250,106 @@ def _memoize(stored: StoredRecord) -> _RecordTerms:
         + CONTENT_WEIGHT * (term in content)
         for term in ordered
     )
-    memo = _RecordTerms(
-        searchable=not (
-            isinstance(record, CanonicalRecord) and record.state is LifecycleState.ARCHIVED
-        ),
-        terms=ordered,
-        weights=weights,
-        tag_keys=frozenset(sys.intern(canonical_tag_key(tag)) for tag in record.tags),
-        scope_path=stored.scope_path,
+    return ordered, weights
+
+
+def _key_components(
+    stored: StoredRecord, language: str | None
+) -> tuple[set[str], set[str], set[str]]:
+    """The wider keys of a record's title, path and tags, and content.
+
+    The path gives its folders' names and a legacy file's name, but not the canonical file
+    name (``mem_<hex>.json``) nor the ``.json`` suffix: they are in every record's path.
+    """
+    record = stored.record
+    path = _path_words(stored)
+    title = wording.text_keys(record.title or "", language)
+    path_keys = set().union(*(wording.text_keys(text, language) for text in (*path, *record.tags)))
+    return title, path_keys, wording.text_keys(record.content, language)
+
+
+def _path_words(stored: StoredRecord) -> tuple[str, ...]:
+    folders = stored.parts[1:-1]
+    if isinstance(stored.record, CanonicalRecord):
+        return folders
+    return (*folders, stored.parts[-1].removesuffix(".json"))
+
+
+def _key_evidence(stored: StoredRecord) -> tuple[tuple[str, int], ...]:
+    """A record's folded texts with their weights, to look for words side by side."""
+    record = stored.record
+    texts = (
+        (record.title or "", TITLE_WEIGHT),
+        (" ".join((*_path_words(stored), *record.tags)), PATH_WEIGHT),
+        (record.content, CONTENT_WEIGHT),
     )
-    stored.derived[_MEMO_KEY] = memo
-    return memo
+    return tuple((wording.fold(text), weight) for text, weight in texts if text)
+
+
+@dataclass(frozen=True)
+class _Split:
+    """A query word cut in two (``healthcare``: ``health`` and ``care``), with the keys of
+    each half in each language."""
+
+    word: int  # its position in the query's words
+    left: str
+    right: str
+    left_keys: frozenset[str]
+    right_keys: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _NearQuery:
+    """The query as the wider tier reads it: its words and the keys each one gives."""
+
+    words: tuple[str, ...]  # as written, punctuation around them removed
+    keys: dict[str, frozenset[int]]  # each key and the words it comes from
+    splits: tuple[_Split, ...]
+
+    @classmethod
+    def of(cls, query: str, languages: Set[str | None]) -> _NearQuery:
+        written = wording.chunks(query)
+        folded = [wording.fold(word) for word in written]
+        keys: dict[str, set[int]] = {}
+        splits: list[_Split] = []
+        for position, chunk in enumerate(folded):
+            for key in _keys_in(chunk, languages):
+                keys.setdefault(key, set()).add(position)
+            splits.extend(_splits_of(position, chunk, languages))
+        for position, (first, second) in enumerate(zip(folded, folded[1:], strict=False)):
+            if first.isalnum() and second.isalnum():
+                for key in _keys_in(first + second, languages):
+                    keys.setdefault(key, set()).update((position, position + 1))
+        return cls(
+            tuple(written),
+            {key: frozenset(positions) for key, positions in keys.items()},
+            tuple(splits),
+        )
+
+    def written(self, positions: Set[int]) -> tuple[str, ...]:
+        """The words at ``positions``, in query order, each once."""
+        return tuple(dict.fromkeys(self.words[position] for position in sorted(positions)))
+
+
+def _keys_in(chunk: str, languages: Set[str | None]) -> set[str]:
+    return {key for language in languages for key in wording.piece_keys(chunk, language)}
+
+
+def _splits_of(position: int, chunk: str, languages: Set[str | None]) -> Iterator[_Split]:
+    for left, right in wording.splits(chunk):
+        left_keys, right_keys = _keys_in(left, languages), _keys_in(right, languages)
+        if left_keys and right_keys:
+            yield _Split(position, left, right, frozenset(left_keys), frozenset(right_keys))
+
+
+def _positions(query: _NearQuery, memo: _RecordTerms) -> set[int]:
+    """The positions of the query words whose keys the record holds."""
+    return {
+        position
+        for key, positions in query.keys.items()
+        if memo.has_key(key)
+        for position in positions
+    }
 
 
 class _ScopeIndex:
@@ -211,6 +373,8 @@ class _ScopeIndex:
         self._gone: set[StoredRecord] = set()
         self._postings: dict[str, list[StoredRecord]] = {}
         self._tagged: dict[str, list[StoredRecord]] = {}
+        self._near: dict[str, list[StoredRecord]] = {}
+        self._languages: Counter[str | None] = Counter()
 
     def sync(self, scan: list[StoredRecord]) -> None:
         # StoredRecord compares by identity, so this is a fast element-wise check.
@@ -240,28 +404,76 @@ class _ScopeIndex:
             counts.pop(stored, None)
         return counts
 
+    def languages(self) -> set[str | None]:
+        """The stemming languages of the records served."""
+        return {language for language, count in self._languages.items() if count > 0}
+
+    def near(
+        self, query: _NearQuery, exact: Mapping[StoredRecord, int]
+    ) -> tuple[dict[StoredRecord, int], dict[StoredRecord, set[int]]]:
+        """The wider tier: each record the exact tier did not match that shares a key with
+        the query, with its score; and for the records found by a query word cut in two,
+        that word's position."""
+        counts: Counter[StoredRecord] = Counter()
+        for key in query.keys:
+            postings = self._near.get(key)
+            if postings:
+                counts.update(postings)
+        for stored in (*exact, *self._gone) if counts else ():
+            counts.pop(stored, None)
+        split_words: dict[StoredRecord, set[int]] = {}
+        for split in query.splits:
+            for stored, weight in self._side_by_side(split, exact):
+                counts[stored] += weight
+                split_words.setdefault(stored, set()).add(split.word)
+        return counts, split_words
+
+    def _side_by_side(
+        self, split: _Split, exact: Mapping[StoredRecord, int]
+    ) -> Iterator[tuple[StoredRecord, int]]:
+        """The records with the two halves of a word next to each other, and the weight of
+        the components where they are."""
+        left = {stored for key in split.left_keys for stored in self._near.get(key, ())}
+        right = {stored for key in split.right_keys for stored in self._near.get(key, ())}
+        for stored in left & right:
+            if stored in exact or stored in self._gone:
+                continue
+            weight = sum(
+                weight
+                for text, weight in _key_evidence(stored)
+                if wording.adjacent(text, split.left, split.right)
+            )
+            if weight:
+                yield stored, weight
+
     def _add(self, stored: StoredRecord) -> None:
         memo = _memoize(stored)
         if not memo.searchable:
             return
         self._searchable += 1
+        self._languages[memo.language] += 1
         if stored in self._gone:  # back again: its postings never left
             self._gone.discard(stored)
             return
         for term, weight in zip(memo.terms, memo.weights, strict=True):
             self._postings.setdefault(term, []).extend([stored] * weight)
+        for key, weight in zip(memo.keys, memo.key_weights, strict=True):
+            self._near.setdefault(key, []).extend([stored] * weight)
         for tag in memo.tag_keys:
             self._tagged.setdefault(tag, []).append(stored)
 
     def _remove(self, stored: StoredRecord) -> None:
-        if _memoize(stored).searchable:
+        memo = _memoize(stored)
+        if memo.searchable:
             self._searchable -= 1
+            self._languages[memo.language] -= 1
             self._gone.add(stored)
 
     def _rebuild(self) -> None:
         """Index the members afresh, without the postings of records that left."""
         self._searchable, self._gone = 0, set()
-        self._postings, self._tagged = {}, {}
+        self._postings, self._tagged, self._near = {}, {}, {}
+        self._languages = Counter()
         for stored in self._members:
             self._add(stored)
 

@@ -13,7 +13,7 @@ from mymcp.plugins.mnemosyne.memory.recall import (
     hit_view,
     recall,
 )
-from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT
+from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT, is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
@@ -23,8 +23,8 @@ QUERY_LIMIT = 1000
 DESCRIPTION = (
     "Look up what the user chose to keep in long-term memory: one narrow question about one "
     "scope, never general world knowledge; no secrets, credentials or pasted conversations "
-    f"in the query. Matches whole words, ignoring case. Returns up to {RESULT_LIMIT} active "
-    "memories, best first, with full text and a reference."
+    "in the query. Whole words first, then other forms (match.near). "
+    f"Returns up to {RESULT_LIMIT} active memories, best first, with full text and a reference."
 )
 
 INPUT_SCHEMA: JsonObject = {
@@ -40,9 +40,13 @@ INPUT_SCHEMA: JsonObject = {
         "tags": schemas.tags_schema(
             min_items=1,
             description=(
-                "Optional, distinct: tags relevant memories carry, compared ignoring case. "
-                "Omit the key when there are none."
+                "Optional, distinct: tags relevant memories carry, compared ignoring case; "
+                "omit when none."
             ),
+        ),
+        "namespace_id": schemas.described(
+            "Optional: one namespace.",
+            schemas.identifier(),
         ),
     },
     "required": ["query", "scope"],
@@ -61,7 +65,10 @@ def _parse(arguments: Mapping[str, Any]) -> RecallRequest:
     tags: tuple[str, ...] = ()
     if "tags" in arguments:
         tags = _parse_tags(arguments["tags"])
-    return RecallRequest(query=query, scope=Scope(scope), tags=tags)
+    namespace_id = arguments.get("namespace_id")
+    if "namespace_id" in arguments and not is_identifier(namespace_id):
+        raise InvalidRequest("invalid_namespace")
+    return RecallRequest(query, Scope(scope), tags, namespace_id)
 
 
 def _parse_tags(value: object) -> tuple[str, ...]:
@@ -103,6 +110,7 @@ TOOL = MemoryTool(
             f"tags must be an array of 1 to {MAX_TAGS} unique non-empty strings of at most "
             f"{TAG_LIMIT} characters"
         ),
+        "invalid_namespace": "namespace_id is invalid",
         "memory_source_unavailable": "memory source could not be read",
     },
     failure_message="memory could not be recalled",
