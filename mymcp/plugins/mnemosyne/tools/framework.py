@@ -120,7 +120,8 @@ class MemoryTool:
             is_error = False
         except MnemosyneError as error:
             payload = self.error_payload(error)
-            log_field = None if error.status == "refused" else payload.get("field")
+            shown = error.status != "refused" and "field" in payload
+            log_field = error.log_field if shown else None
         except Exception:  # noqa: BLE001 - anything unexpected is a bounded internal error
             payload = {
                 "status": "internal_error",

@@ -22,6 +22,7 @@ from mymcp.plugins.mnemosyne.memory.references import (
 )
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import (
     CHANGES,
     DESTROYS,
@@ -73,8 +74,9 @@ def operation_messages(op: str, past: str) -> dict[str, str]:
 
 
 def _parse(arguments: Mapping[str, Any], call: ToolCall) -> tuple[CanonicalReference, int]:
-    if not isinstance(arguments, Mapping) or not arguments.keys() <= _KEYS:
+    if not isinstance(arguments, Mapping):
         raise InvalidRequest("invalid_reference", field=REFERENCE)
+    refuse_unexpected(arguments, _KEYS, code="invalid_reference", field=REFERENCE)
     reference, expected_revision = parse_change_target(arguments)
     note_target(call, reference)
     return reference, expected_revision

@@ -24,6 +24,7 @@ from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.values import is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
 
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
@@ -105,7 +106,7 @@ def parse_arguments(arguments: Mapping[str, Any], call: ToolCall) -> ListRequest
     """The typed request, or the first validation failure (noting the log fields as known)."""
     if not _ARGUMENTS.issuperset(arguments):
         call.note(namespace_selector_present=False, collection_selector_present=False)
-        _fail("invalid_request", "request")
+        refuse_unexpected(arguments, _ARGUMENTS, code="invalid_request", field="request")
     flags = {
         "namespace_selector_present": "namespace_id" in arguments,
         "collection_selector_present": "collection_id" in arguments,

@@ -29,6 +29,7 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     Scope,
 )
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import CHANGES, MemoryTool, ToolCall, lifecycle_result
 
 # --- the published input schema ----------------------------------------------------------
@@ -164,6 +165,8 @@ INPUT_SCHEMA: Final[JsonObject] = {
 # --- argument parsing, in the contract's order -------------------------------------------
 
 _KEYS: Final = frozenset(_REQUIRED)
+_ALLOWED: Final = _KEYS | {_OCCURRED_AT}
+_REQUEST: Final = "memory"
 _ORIGINS: Final = {str(origin): origin for origin in PUBLIC_ORIGINS}
 _SCOPES: Final = {str(scope): scope for scope in Scope}
 _KINDS: Final = {str(kind): kind for kind in MemoryKind}
@@ -242,8 +245,9 @@ def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
     origin: Origin | None = _member(_ORIGINS, arguments.get("origin"))
     if origin is None:
         raise _invalid("invalid_origin", "origin")
-    if not _KEYS <= arguments.keys() <= _KEYS | {_OCCURRED_AT}:
-        raise _invalid("invalid_record", "memory")
+    refuse_unexpected(arguments, _ALLOWED, code="invalid_record", field=_REQUEST)
+    if not _KEYS <= arguments.keys():
+        raise _invalid("invalid_record", _REQUEST)
     scope: Scope | None = _member(_SCOPES, arguments["scope"])
     if scope is None:
         raise _invalid("invalid_scope", "scope")

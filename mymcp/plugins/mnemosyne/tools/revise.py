@@ -22,6 +22,7 @@ from mymcp.plugins.mnemosyne.memory.values import (
     normalize_text,
 )
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import (
     DESTROYS,
     MemoryTool,
@@ -85,6 +86,7 @@ INPUT_SCHEMA: Final[JsonObject] = {
 # --- argument parsing, in the contract's order -------------------------------------------
 
 _KEYS: Final = frozenset(INPUT_SCHEMA["properties"])
+_REQUEST: Final = "revision"
 _VALUE_MESSAGES: Final = {
     NAMESPACE_LABEL: "namespace label is invalid",
     COLLECTION_LABEL: "collection label is invalid",
@@ -131,8 +133,9 @@ def _parse(
     arguments: Mapping[str, Any], call: ToolCall
 ) -> tuple[CanonicalReference, int, service.Revision]:
     """The reference, expected revision and new values; raises InvalidRequest in order."""
-    if not isinstance(arguments, Mapping) or not arguments.keys() <= _KEYS:
-        raise InvalidRequest("invalid_record", field="revision")
+    if not isinstance(arguments, Mapping):
+        raise InvalidRequest("invalid_record", field=_REQUEST)
+    refuse_unexpected(arguments, _KEYS, code="invalid_record", field=_REQUEST)
     reference, expected_revision = parse_change_target(arguments)
     revision = _revision(arguments, reference)
     note_target(call, reference)
