@@ -21,6 +21,7 @@ import policy  # noqa: E402
 import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
 import remember  # noqa: E402
+import startup  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
 
 Section = Callable[[Sequence[int]], None]
@@ -32,6 +33,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("policy", policy.run),
     ("eras", eras.run),
     ("protocol", protocol.run),
+    ("startup", startup.run),
 ]
 
 

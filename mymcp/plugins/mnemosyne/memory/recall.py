@@ -38,7 +38,7 @@ from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.values import canonical_tag_key
+from mymcp.plugins.mnemosyne.memory.values import RESULT_LIMIT, canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 
 __all__ = [
@@ -56,7 +56,6 @@ STOP_WORDS: Final = frozenset(
         "a an and are do does for how i in is it of on or the to user what when where which who why"
     ).split()
 )
-RESULT_LIMIT: Final = 5
 TAG_WEIGHT: Final = 4
 TITLE_WEIGHT: Final = 3
 PATH_WEIGHT: Final = 2

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
@@ -27,7 +27,9 @@ from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
 from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+
+if TYPE_CHECKING:
+    from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
 # The three effect profiles of Mnemosyne Tools (the manifest declares the same).
 READS = ToolEffects(read_only=True, destructive=False, idempotent=True, open_world=False)

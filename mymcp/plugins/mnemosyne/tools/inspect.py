@@ -7,7 +7,6 @@ from typing import Any
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.inspect import inspect_memory, memory_view
 from mymcp.plugins.mnemosyne.memory.records import LEGACY_VERSION
 from mymcp.plugins.mnemosyne.memory.references import REFERENCE, Reference, parse_reference
 from mymcp.plugins.mnemosyne.tools import schemas
@@ -47,6 +46,8 @@ def _parse(arguments: Mapping[str, Any]) -> Reference:
 
 
 def _inspect(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory.inspect import inspect_memory, memory_view
+
     reference = _parse(arguments)
     call.note(schema_version=reference.schema_version, scope=reference.scope.value)
     record = inspect_memory(call.store, call.memory_root(), reference)

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import lifecycle as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.records import CANONICAL_VERSION
 from mymcp.plugins.mnemosyne.memory.references import (
@@ -87,6 +86,8 @@ def _parse(arguments: Mapping[str, Any], call: ToolCall) -> tuple[CanonicalRefer
 
 def _state_handler(target: LifecycleState) -> Handler:
     def handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+        from mymcp.plugins.mnemosyne.memory import lifecycle as service
+
         reference, expected_revision = _parse(arguments, call)
         result = service.change_state(
             call.store, call.memory_root(), reference, expected_revision, target
@@ -134,6 +135,8 @@ RESTORE = _state_tool(
 
 
 def _forget(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory import lifecycle as service
+
     reference, expected_revision = _parse(arguments, call)
     service.forget(call.store, call.memory_root(), reference, expected_revision)
     return {"status": "forgotten", REFERENCE: reference.as_dict()}

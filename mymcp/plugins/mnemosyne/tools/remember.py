@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import remember as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
 from mymcp.plugins.mnemosyne.memory.values import (
@@ -242,6 +241,8 @@ def _required(value: Any, field: str) -> Any:
 
 def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
     """The draft of a remember call; raises InvalidRequest in the contract's order."""
+    from mymcp.plugins.mnemosyne.memory import remember as service
+
     origin: Origin | None = _member(_ORIGINS, arguments.get("origin"))
     if origin is None:
         raise _invalid("invalid_origin", "origin")
@@ -284,6 +285,8 @@ def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
 
 
 def _remember(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory import remember as service
+
     draft = parse_arguments(arguments)
     call.note(
         scope=draft.scope.value,

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import revise as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.references import (
     EXPECTED_REVISION,
@@ -34,6 +33,9 @@ from mymcp.plugins.mnemosyne.tools.lifecycle import (
     note_target,
     operation_messages,
 )
+
+if TYPE_CHECKING:
+    from mymcp.plugins.mnemosyne.memory import revise as service
 
 NAMESPACE_LABEL: Final = "namespace_label"
 COLLECTION_LABEL: Final = "collection_label"
@@ -112,6 +114,8 @@ def _nullable(arguments: Mapping[str, Any], key: str, limit: int) -> str | None:
 
 
 def _revision(arguments: Mapping[str, Any], reference: CanonicalReference) -> service.Revision:
+    from mymcp.plugins.mnemosyne.memory import revise as service
+
     for key in (NAMESPACE_LABEL, TITLE, CONTENT, TAGS):
         if key not in arguments:
             raise _invalid_value(key)
@@ -146,6 +150,8 @@ def _parse(
 
 
 def _revise(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory import revise as service
+
     reference, expected_revision, revision = _parse(arguments, call)
     result = service.revise(call.store, call.memory_root(), reference, expected_revision, revision)
     return lifecycle_result(call, result.status, result.record)
