@@ -23,6 +23,7 @@ from tests.helpers import (
     log_events,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 
@@ -138,8 +139,9 @@ def test_inspect_needs_the_reference(client: McpClient) -> None:
 def test_inspect_names_an_unexpected_argument(
     client: McpClient, arguments: dict[str, Any], name: str
 ) -> None:
-    unexpected = ("invalid_request", "invalid_reference", name, f"unexpected argument: {name}")
-    assert _error(client.call(TOOL, arguments)) == unexpected
+    reply = client.call(TOOL, arguments)
+    assert reply.is_error
+    assert reply.payload == unexpected_argument("invalid_reference", name)
 
 
 @pytest.mark.parametrize("reference", [None, [V2_REFERENCE], 2, "mem_x", True])

@@ -21,6 +21,7 @@ from tests.helpers import (
     canonical_record,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 from tests.mnemosyne.tools.mutation_support import (
@@ -317,12 +318,7 @@ def test_lifecycle_names_an_unexpected_argument(
 ) -> None:
     reply = call(tool, arguments)
     assert reply.is_error
-    assert reply.payload == {
-        "status": "invalid_request",
-        "code": "invalid_reference",
-        "field": name,
-        "message": f"unexpected argument: {name}",
-    }
+    assert reply.payload == unexpected_argument("invalid_reference", name)
     assert not os.path.lexists(memory_root)
 
 

@@ -23,6 +23,7 @@ from tests.helpers import (
     log_events,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 
@@ -99,10 +100,6 @@ def _error(
         payload["field"] = field
     payload["message"] = message
     return payload
-
-
-def _unexpected(name: str) -> dict[str, Any]:
-    return _error("invalid_request", name, f"unexpected argument: {name}")
 
 
 SCOPE_ERROR = _error("invalid_scope", "scope", "scope is invalid")
@@ -503,8 +500,11 @@ def test_list_inspectability_spans_the_whole_selection_not_the_page(
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
-        ({"scope": "project", "bogus": 1}, _unexpected("bogus")),
-        ({"scope": "nope", "namespace_id": "x", "limit": 5}, _unexpected("limit")),
+        ({"scope": "project", "bogus": 1}, unexpected_argument("invalid_request", "bogus")),
+        (
+            {"scope": "nope", "namespace_id": "x", "limit": 5},
+            unexpected_argument("invalid_request", "limit"),
+        ),
         ({}, SCOPE_ERROR),
         ({"scope": "Project"}, SCOPE_ERROR),
         ({"scope": None}, SCOPE_ERROR),

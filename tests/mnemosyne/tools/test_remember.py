@@ -26,6 +26,7 @@ from tests.helpers import (
     canonical_record,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 
@@ -436,12 +437,7 @@ def test_remember_names_an_unexpected_argument_after_origin(
 ) -> None:
     reply = remember(arguments)
     assert reply.is_error
-    assert reply.payload == {
-        "status": "invalid_request",
-        "code": "invalid_record",
-        "field": name,
-        "message": f"unexpected argument: {name}",
-    }
+    assert reply.payload == unexpected_argument("invalid_record", name)
 
 
 def test_remember_validation_failure_logs_code_and_field_only(
