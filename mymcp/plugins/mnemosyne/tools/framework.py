@@ -8,7 +8,8 @@ annotations and the manifest parity check all read this one object.
 A handler parses the (host-normalized) arguments, calls one domain service and renders
 its answer: it returns the success payload, or raises a :class:`MnemosyneError`;
 :meth:`MemoryTool.invoke` turns either into the MCP result and writes the Tool's one
-terminal log event.
+terminal log event. A handler imports its service inside the function, so that declaring
+the Tools loads no service (``plugin.SERVICE_MODULES`` lists them).
 """
 
 from __future__ import annotations
