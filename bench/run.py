@@ -22,6 +22,7 @@ import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
 import recall_quality  # noqa: E402
 import remember  # noqa: E402
+import startup  # noqa: E402
 import transfer  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
 
@@ -36,6 +37,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("eras", eras.run),
     ("protocol", protocol.run),
     ("transfer", transfer.run),
+    ("startup", startup.run),
 ]
 
 

@@ -12,7 +12,6 @@ import argparse
 import importlib.util
 import ipaddress
 import os
-import subprocess
 import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO
@@ -69,6 +68,8 @@ def test(argv: Sequence[str] | None = None) -> int:
     if importlib.util.find_spec("pytest") is None:
         print('Test support is not installed. Run: pip install -e ".[test]"')
         return 1
+    import subprocess  # here, not above: only this command needs it, and stdio starts sooner
+
     arguments = list(sys.argv[1:] if argv is None else argv) or ["tests"]
     return subprocess.call([sys.executable, "-m", "pytest", *arguments])
 

@@ -70,6 +70,16 @@ class McpClient:
         return found
 
 
+def unexpected_argument(code: str, name: str) -> dict[str, Any]:
+    """A Tool's answer to an argument it does not take, with ``code`` as its contract says."""
+    return {
+        "status": "invalid_request",
+        "code": code,
+        "field": name,
+        "message": f"unexpected argument: {name}",
+    }
+
+
 def log_events(caplog: pytest.LogCaptureFixture, logger: str) -> list[tuple[int, str]]:
     """(level, message) of every captured record of exactly ``logger``."""
     return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == logger]

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mymcp.jsonvalue import JsonObject
+from mymcp.mcp.control_arguments import without_control_arguments
 from mymcp.mcp.tool_arguments import normalize_tool_arguments
 
 # Takes the normalized arguments, answers the MCP Tool result.
@@ -75,10 +76,11 @@ class ToolRegistry:
         return isinstance(name, str) and name in self._handlers
 
     def call_tool(self, name: object, arguments: Mapping[str, Any]) -> JsonObject | None:
-        """Normalize the arguments against the Tool's schema and call it; None if unknown."""
+        """Call the Tool without client control arguments, the rest normalized; None if unknown."""
         if not isinstance(name, str) or name not in self._handlers:
             return None
-        normalized = normalize_tool_arguments(arguments, self._schemas[name])
+        schema = self._schemas[name]
+        normalized = normalize_tool_arguments(without_control_arguments(arguments, schema), schema)
         return self._handlers[name](normalized)
 
 

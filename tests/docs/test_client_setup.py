@@ -3,6 +3,7 @@
 An entry is a fenced block marked ``<!-- client stdio -->`` (the client starts ``mymcp
 stdio``) or ``<!-- client http -->`` (the client reaches a running ``mymcp serve``). Stdio
 entries are started for real, with their ``env`` (a temporary home and memory root added).
+The ``<!-- client trust -->`` block is Gemini CLI's list of trusted folders.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ URL = "http://127.0.0.1:8000/mcp"
 CLIENTS = {
     "Claude Desktop": "claude_desktop_config.json",
     "Claude Code": "claude mcp add",
+    "Gemini CLI": "~/.gemini/settings.json",
     "Cursor": "~/.cursor/mcp.json",
     "VS Code": ".vscode/mcp.json",
     "Codex": "~/.codex/config.toml",
@@ -73,8 +75,14 @@ def test_every_client_has_a_section_naming_its_configuration(client: str) -> Non
 
 
 def test_there_is_a_stdio_entry_for_each_configuration_file_client() -> None:
-    assert len(_entries("stdio")) == 5  # Claude Desktop, Cursor, VS Code, Codex, OpenCode
-    assert len(_entries("http")) == 3  # Cursor, VS Code, OpenCode
+    # Gemini CLI, Claude Desktop, Cursor, VS Code, Codex, OpenCode
+    assert len(_entries("stdio")) == 6
+    assert len(_entries("http")) == 4  # Gemini CLI, Cursor, VS Code, OpenCode
+
+
+def test_the_folder_trust_entry_trusts_one_folder() -> None:
+    [block] = [block for block in blocks(GUIDE) if block.marker == "client trust"]
+    assert list(json.loads(block.text).values()) == ["TRUST_FOLDER"]
 
 
 @pytest.mark.parametrize("block", _entries("http"), ids=lambda block: block.where)

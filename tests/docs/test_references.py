@@ -295,6 +295,38 @@ def _check_claude(arguments: list[str]) -> None:
         _check_mymcp_command(rest[2:])
 
 
+def _check_gemini(arguments: list[str]) -> None:
+    """``gemini mcp add [-s S] [-t T] [-e K=V] NAME (URL | COMMAND ARGS...)``."""
+    assert arguments[:2] == ["mcp", "add"], arguments
+    rest = arguments[2:]
+    transport = "stdio"
+    while rest[0] in {"-s", "-t", "-e"}:
+        option, value, rest = rest[0], rest[1], rest[2:]
+        if option == "-t":
+            transport = value
+        elif option == "-e":
+            _check_gate_assignment(value)
+        else:
+            assert value == "user", value
+    assert rest[0] == "mymcp", rest
+    if transport == "http":
+        assert rest[1:] == ["http://127.0.0.1:8000/mcp"], rest
+    else:
+        assert transport == "stdio", rest
+        _check_mymcp_command(rest[1:])
+
+
+def _check_codex(arguments: list[str]) -> None:
+    assert arguments in (["app-server"], ["mcp", "list"]), arguments
+
+
+def _check_printf(arguments: list[str]) -> None:
+    """``printf '%s\\n' LINE... > FILE``: each line one JSON-RPC message."""
+    assert arguments[0] == "%s\\n" and arguments[-2] == ">", arguments
+    for line in arguments[1:-2]:
+        assert json.loads(line)["method"], line
+
+
 def _check_console_script(program: str, arguments: list[str]) -> None:
     if program == "mymcp":
         _parses(cli.parse_arguments, arguments)
@@ -322,6 +354,9 @@ def _check_command(words: list[str], tools: set[str]) -> None:
         "npx": _check_npx,
         "npm": _check_npm,
         "claude": _check_claude,
+        "gemini": _check_gemini,
+        "codex": _check_codex,
+        "printf": _check_printf,
         "pip": _check_pip,
         "curl": lambda words: _check_curl(words, tools),
     }
@@ -335,7 +370,7 @@ def _check_command(words: list[str], tools: set[str]) -> None:
         path = ROOT / program
         assert path.is_file() and os.access(path, os.X_OK), program
     else:
-        assert program == "ss", f"unknown program {program}"
+        assert program in {"ss", "cat", "grep"}, f"unknown program {program}"
 
 
 @pytest.mark.parametrize(

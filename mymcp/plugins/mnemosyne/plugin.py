@@ -3,12 +3,21 @@
 The Tools are declared once each (``tools/``); this module lists them in declaration order,
 derives the plugin definition that the packaged ``manifest.json`` must equal, and activates
 the Tools whose operator gates are on.
+
+Declaring a Tool needs only its schema's vocabulary and limits. The services a Tool runs on,
+the store and the content policy among them, are imported by its handler on its first call;
+the production contribution imports them at once on a thread of its own
+(:func:`warm_up`), so a client's handshake never waits for them and the first call finds
+them ready. An import still running when a call needs it is waited for, never run twice.
 """
 
 from __future__ import annotations
 
+import importlib
+import threading
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mymcp.mcp.tool_registry import ToolRegistration
 from mymcp.plugin import (
@@ -30,13 +39,21 @@ from mymcp.plugin import (
 )
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.configuration import MutationSettings
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.tools import inspect, lifecycle, listing, recall, remember, revise
 from mymcp.plugins.mnemosyne.tools.framework import MemoryTool
+
+if TYPE_CHECKING:
+    from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
 PLUGIN_ID = "mnemosyne"
 PLUGIN_VERSION = "0.1.0"
 CAPABILITY_VERSION = "1.0.0"
+
+# What the Tool handlers import on their first call; warm_up imports the same.
+SERVICE_MODULES: tuple[str, ...] = tuple(
+    f"mymcp.plugins.mnemosyne.memory.{name}"
+    for name in ("store", "recall", "listing", "inspect", "lifecycle", "remember", "revise")
+)
 
 # Declaration order: the manifest's order, and so the order of tools/list.
 DECLARED_TOOLS: tuple[MemoryTool, ...] = (
@@ -52,13 +69,23 @@ DECLARED_TOOLS: tuple[MemoryTool, ...] = (
 
 
 class MnemosyneContext:
-    """What every Mnemosyne Tool call shares: one store (and its cache) for the process."""
+    """What every Mnemosyne Tool call shares: one store (and its cache) for the process.
 
-    def __init__(self, store: MemoryStore) -> None:
+    Without a store given, the first call that needs one makes it, exactly once.
+    """
+
+    def __init__(self, store: MemoryStore | None = None) -> None:
         self._store = store
+        self._lock = threading.Lock()
 
     @property
     def store(self) -> MemoryStore:
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+
+                    self._store = MemoryStore()
         return self._store
 
     def memory_root(self) -> Path:
@@ -95,15 +122,46 @@ def mnemosyne_plugin_definition() -> PluginDefinition:
 
 
 def mnemosyne_contribution() -> PluginContribution:
-    """The contribution for this process: operator gates are resolved here, once."""
-    return build_mnemosyne_contribution(configuration.load_mutation_settings())
+    """The contribution for this process: operator gates are resolved here, once.
+
+    Once it is built, the Tools' services are imported in the background (:func:`warm_up`).
+    """
+    contribution = build_mnemosyne_contribution(configuration.load_mutation_settings())
+    _start_warm_up()
+    return contribution
+
+
+def warm_up() -> None:
+    """Import every module of :data:`SERVICE_MODULES` that is not imported yet.
+
+    A module that fails to import is left to the call that needs it, which answers
+    ``internal_error``.
+    """
+    for name in SERVICE_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
+            continue
+
+
+_warm_up_lock = threading.Lock()
+_warm_up_thread: threading.Thread | None = None
+
+
+def _start_warm_up() -> None:
+    """Start :func:`warm_up` on a thread of its own, once per process."""
+    global _warm_up_thread
+    with _warm_up_lock:
+        if _warm_up_thread is None:
+            _warm_up_thread = threading.Thread(target=warm_up, name="mnemosyne-warm-up")
+            _warm_up_thread.start()
 
 
 def build_mnemosyne_contribution(
     settings: MutationSettings, *, store: MemoryStore | None = None
 ) -> PluginContribution:
     """The always-on read Tools plus each mutation Tool whose gate is enabled."""
-    context = MnemosyneContext(store or MemoryStore())
+    context = MnemosyneContext(store)
     tools = [
         ActivatedTool(
             QualifiedCapabilityId(

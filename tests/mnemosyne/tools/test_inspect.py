@@ -23,6 +23,7 @@ from tests.helpers import (
     log_events,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 
@@ -122,18 +123,25 @@ def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
 # --- validation (§7.1, in order) ---------------------------------------------------------
 
 
+def test_inspect_needs_the_reference(client: McpClient) -> None:
+    assert _error(client.call(TOOL, {})) == _invalid("reference")
+
+
 @pytest.mark.parametrize(
-    "arguments",
+    ("arguments", "name"),
     [
-        {},
-        {"reference": V2_REFERENCE, "extra": 1},
-        {"ref": V2_REFERENCE},
+        ({"reference": V2_REFERENCE, "bogus": 1}, "bogus"),
+        ({"ref": V2_REFERENCE}, "ref"),
+        # Before every other rule: the reference is not even looked at.
+        ({"reference": None, "namspace": "x"}, "namspace"),
     ],
 )
-def test_inspect_arguments_must_be_exactly_the_reference(
-    client: McpClient, arguments: dict[str, Any]
+def test_inspect_names_an_unexpected_argument(
+    client: McpClient, arguments: dict[str, Any], name: str
 ) -> None:
-    assert _error(client.call(TOOL, arguments)) == _invalid("reference")
+    reply = client.call(TOOL, arguments)
+    assert reply.is_error
+    assert reply.payload == unexpected_argument("invalid_reference", name)
 
 
 @pytest.mark.parametrize("reference", [None, [V2_REFERENCE], 2, "mem_x", True])

@@ -21,6 +21,7 @@ from tests.helpers import (
     canonical_record,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 from tests.mnemosyne.tools.mutation_support import (
@@ -217,9 +218,6 @@ def test_lifecycle_reference_schema(client: McpClient) -> None:
 @pytest.mark.parametrize(
     ("arguments", "code", "field"),
     [
-        (request(extra=True), "invalid_reference", "reference"),
-        (request(path="/tmp/x"), "invalid_reference", "reference"),
-        ({"extra": 1}, "invalid_reference", "reference"),
         ({}, "invalid_reference", "reference"),
         (without("reference", expected_revision="x"), "invalid_reference", "reference"),
         (
@@ -301,6 +299,26 @@ def test_lifecycle_validation_order(
     reply = call(tool, arguments)
     assert reply.is_error
     assert reply.payload == invalid(code, field)
+    assert not os.path.lexists(memory_root)
+
+
+@pytest.mark.parametrize("tool", LIFECYCLE_TOOLS)
+@pytest.mark.parametrize(
+    ("arguments", "name"),
+    [
+        (request(bogus=True), "bogus"),
+        (request(path="/tmp/x"), "path"),
+        # Before every other rule, a missing reference and revision included.
+        ({"extra": 1}, "extra"),
+        (request(reference=None, expected_revision=0, state="archived"), "state"),
+    ],
+)
+def test_lifecycle_names_an_unexpected_argument(
+    call: Callable[..., Any], memory_root: Path, tool: str, arguments: dict[str, Any], name: str
+) -> None:
+    reply = call(tool, arguments)
+    assert reply.is_error
+    assert reply.payload == unexpected_argument("invalid_reference", name)
     assert not os.path.lexists(memory_root)
 
 

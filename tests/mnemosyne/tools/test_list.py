@@ -23,6 +23,7 @@ from tests.helpers import (
     log_events,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 
@@ -101,7 +102,6 @@ def _error(
     return payload
 
 
-REQUEST_ERROR = _error("invalid_request", "request", "request is invalid")
 SCOPE_ERROR = _error("invalid_scope", "scope", "scope is invalid")
 NAMESPACE_ERROR = _error("invalid_namespace", "namespace_id", "namespace_id is invalid")
 COLLECTION_ERROR = _error("invalid_collection", "collection_id", "collection_id is invalid")
@@ -500,8 +500,11 @@ def test_list_inspectability_spans_the_whole_selection_not_the_page(
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
-        ({"scope": "project", "extra": 1}, REQUEST_ERROR),
-        ({"scope": "nope", "namespace_id": "x", "limit": 5}, REQUEST_ERROR),
+        ({"scope": "project", "bogus": 1}, unexpected_argument("invalid_request", "bogus")),
+        (
+            {"scope": "nope", "namespace_id": "x", "limit": 5},
+            unexpected_argument("invalid_request", "limit"),
+        ),
         ({}, SCOPE_ERROR),
         ({"scope": "Project"}, SCOPE_ERROR),
         ({"scope": None}, SCOPE_ERROR),

@@ -26,6 +26,7 @@ from tests.helpers import (
     canonical_record,
     place_canonical,
     snapshot_tree,
+    unexpected_argument,
     write_record,
 )
 
@@ -291,7 +292,6 @@ VALIDATION_CASES: list[tuple[str, dict[str, Any], str, str]] = [
     ("origin array", draft(origin=["explicit_user_statement"]), "invalid_origin", "origin"),
     ("origin object", draft(origin={"a": 1}), "invalid_origin", "origin"),
     ("origin case", draft(origin="Explicit_user_statement"), "invalid_origin", "origin"),
-    ("unknown key beats scope", draft(extra=1, scope="x"), "invalid_record", "memory"),
     ("missing key beats scope", without("tags", scope="x"), "invalid_record", "memory"),
     ("missing title", without("title"), "invalid_record", "memory"),
     ("scope beats namespace", draft(scope="work", namespace=1), "invalid_scope", "scope"),
@@ -422,6 +422,22 @@ def test_remember_validates_in_contract_order(
         "message": MESSAGES[code],
     }
     assert list(reply.payload) == ["status", "code", "field", "message"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "name"),
+    [
+        (draft(bogus=1), "bogus"),
+        (draft(extra=1, scope="x"), "extra"),
+        (without("tags", namspace={}), "namspace"),
+    ],
+)
+def test_remember_names_an_unexpected_argument_after_origin(
+    remember: Callable[..., ToolReply], unchanged: None, arguments: dict[str, Any], name: str
+) -> None:
+    reply = remember(arguments)
+    assert reply.is_error
+    assert reply.payload == unexpected_argument("invalid_record", name)
 
 
 def test_remember_validation_failure_logs_code_and_field_only(

@@ -240,20 +240,20 @@ def test_revise_schema_tags_are_as_for_remember(schema: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "arguments",
+    ("arguments", "name"),
     [
-        request(extra=1),
-        without("reference", extra=1),
-        request(reference="nope", expected_revision=0, surprise=None),
-        request(lifecycle={"state": "archived"}),
+        (request(bogus=1), "bogus"),
+        (without("reference", extra=1), "extra"),
+        (request(reference="nope", expected_revision=0, surprise=None), "surprise"),
+        (request(lifecycle={"state": "archived"}), "lifecycle"),
     ],
 )
-def test_revise_unknown_key_is_reported_first(
-    revise: Callable[..., ToolReply], arguments: dict[str, Any]
+def test_revise_unknown_key_is_reported_first_and_named(
+    revise: Callable[..., ToolReply], arguments: dict[str, Any], name: str
 ) -> None:
     reply = revise(arguments)
     assert reply.is_error
-    assert reply.payload == invalid_record("revision", "revision request is invalid")
+    assert reply.payload == invalid_record(name, f"unexpected argument: {name}")
 
 
 def test_revise_missing_reference_beats_missing_revision(revise: Callable[..., ToolReply]) -> None:

@@ -33,6 +33,7 @@ from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest
 
 __all__ = [
+    "DEFAULT_PAGE_SIZE",
     "MAX_CURSOR_LENGTH",
     "PROCESS_SECRET",
     "Cursor",
@@ -46,6 +47,7 @@ __all__ = [
 
 MAX_CURSOR_LENGTH = 4096
 MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 50
 _FORMAT_VERSION = 1
 _MARKER_LIMIT = 100
 _KEYS = frozenset({"v", "p", "s", "d", "o", "z"})

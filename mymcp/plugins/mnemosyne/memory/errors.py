@@ -6,6 +6,7 @@ differently per Tool), unless the error carries a fixed one.
 
     MnemosyneError
      ├── InvalidRequest          invalid_request   (code and field vary)
+     │    └── UnexpectedArgument                   the Tool's code; field names the argument
      ├── ContentRefused          refused           disallowed_content (+ field, reason)
      ├── MutationDisabled        policy_error      mutation_disabled
      ├── NotFound                not_found         not_found
@@ -24,7 +25,13 @@ for the Tool's log line; the answer never shows it.
 
 from __future__ import annotations
 
-from typing import ClassVar
+import re
+from typing import ClassVar, Final
+
+UNEXPECTED: Final = "unexpected argument"
+# The argument names an answer may repeat: short words of ASCII letters, digits, ``_``, ``.``
+# and ``-``, as Tool property names are.
+SHOWN_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 from mymcp.plugins.mnemosyne.memory.faults import Fault
 
@@ -51,10 +58,38 @@ class MnemosyneError(Exception):
         self.message = message
         super().__init__(self.code)
 
+    @property
+    def log_field(self) -> str | None:
+        """The ``field`` the Tool's log event may show."""
+        return self.field
+
 
 class InvalidRequest(MnemosyneError):
     status = "invalid_request"
     default_code = "invalid_request"
+
+
+class UnexpectedArgument(InvalidRequest):
+    """An argument the Tool does not take: ``field`` and the message name it.
+
+    ``code`` is what the Tool's contract reports for a key it does not take, and
+    ``contract_field`` the field it names there; the log shows that field, never a name a
+    client chose. A name that is not a plain word (:data:`SHOWN_NAME`) is not echoed:
+    ``field`` is then ``contract_field`` and the message names no argument.
+    """
+
+    def __init__(self, code: str, name: str, *, contract_field: str) -> None:
+        shown = name if isinstance(name, str) and SHOWN_NAME.fullmatch(name) else None
+        super().__init__(
+            code,
+            field=shown or contract_field,
+            message=f"{UNEXPECTED}: {shown}" if shown else UNEXPECTED,
+        )
+        self.contract_field = contract_field
+
+    @property
+    def log_field(self) -> str | None:
+        return self.contract_field
 
 
 class ContentRefused(MnemosyneError):

@@ -37,7 +37,7 @@ __all__ = [
     "list_page",
 ]
 
-DEFAULT_PAGE_SIZE = 50
+DEFAULT_PAGE_SIZE = cursors.DEFAULT_PAGE_SIZE
 EXACT = "exact"
 AMBIGUOUS = "ambiguous"
 

@@ -47,7 +47,7 @@ from mymcp.plugins.mnemosyne.memory import wording
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.values import canonical_tag_key
+from mymcp.plugins.mnemosyne.memory.values import RESULT_LIMIT, canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.memory.wording import STOP_WORDS, TERM_RE
 
@@ -61,7 +61,6 @@ __all__ = [
     "terms",
 ]
 
-RESULT_LIMIT: Final = 5
 TAG_WEIGHT: Final = 4
 TITLE_WEIGHT: Final = 3
 PATH_WEIGHT: Final = 2

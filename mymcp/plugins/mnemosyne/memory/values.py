@@ -22,6 +22,7 @@ __all__ = [
     "LANGUAGE_RE",
     "LEGACY_ID_RE",
     "MAX_TAGS",
+    "RESULT_LIMIT",
     "TAG_LIMIT",
     "TITLE_LIMIT",
     "UNDETERMINED_LANGUAGE",
@@ -46,6 +47,8 @@ TAG_LIMIT: Final = 50
 MAX_TAGS: Final = 10
 LANGUAGE_LIMIT: Final = 35
 IDENTIFIER_LIMIT: Final = 64
+# The most memories one recall answers with.
+RESULT_LIMIT: Final = 5
 
 UNDETERMINED_LANGUAGE: Final = "und"
 

@@ -9,7 +9,8 @@ A handler parses the (host-normalized) arguments, calls one domain service and r
 its answer: it returns the success payload, or raises a :class:`MnemosyneError`;
 :meth:`MemoryTool.invoke` turns either into the MCP result and writes the Tool's one
 terminal log event, which ends with the error's fault (cause, errno, directory) when the
-store gave it one.
+store gave it one. A handler imports its service inside the function, so that declaring
+the Tools loads no service (``plugin.SERVICE_MODULES`` lists them).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
@@ -28,7 +29,9 @@ from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
 from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+
+if TYPE_CHECKING:
+    from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
 # The three effect profiles of Mnemosyne Tools (the manifest declares the same).
 READS = ToolEffects(read_only=True, destructive=False, idempotent=True, open_world=False)
@@ -121,7 +124,8 @@ class MemoryTool:
             is_error = False
         except MnemosyneError as error:
             payload = self.error_payload(error)
-            log_field = None if error.status == "refused" else payload.get("field")
+            shown = error.status != "refused" and "field" in payload
+            log_field = error.log_field if shown else None
             if error.fault is not None:
                 call.note(**error.fault.log_fields())
         except Exception:  # noqa: BLE001 - anything unexpected is a bounded internal error

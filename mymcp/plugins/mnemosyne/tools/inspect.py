@@ -7,10 +7,10 @@ from typing import Any
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.inspect import inspect_memory, memory_view
 from mymcp.plugins.mnemosyne.memory.records import LEGACY_VERSION
 from mymcp.plugins.mnemosyne.memory.references import REFERENCE, Reference, parse_reference
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
 
 DESCRIPTION = (
@@ -39,12 +39,15 @@ INPUT_SCHEMA: JsonObject = {
 
 def _parse(arguments: Mapping[str, Any]) -> Reference:
     """The reference, checked in the contract's order; the first broken rule is reported."""
-    if arguments.keys() != {REFERENCE}:
+    refuse_unexpected(arguments, (REFERENCE,), code="invalid_reference", field=REFERENCE)
+    if REFERENCE not in arguments:
         raise InvalidRequest("invalid_reference", field=REFERENCE)
     return parse_reference(arguments[REFERENCE], legacy=True)
 
 
 def _inspect(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory.inspect import inspect_memory, memory_view
+
     reference = _parse(arguments)
     call.note(schema_version=reference.schema_version, scope=reference.scope.value)
     record = inspect_memory(call.store, call.memory_root(), reference)

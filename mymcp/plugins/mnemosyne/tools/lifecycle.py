@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import lifecycle as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.records import CANONICAL_VERSION
 from mymcp.plugins.mnemosyne.memory.references import (
@@ -22,6 +21,7 @@ from mymcp.plugins.mnemosyne.memory.references import (
 )
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import (
     CHANGES,
     DESTROYS,
@@ -73,8 +73,9 @@ def operation_messages(op: str, past: str) -> dict[str, str]:
 
 
 def _parse(arguments: Mapping[str, Any], call: ToolCall) -> tuple[CanonicalReference, int]:
-    if not isinstance(arguments, Mapping) or not arguments.keys() <= _KEYS:
+    if not isinstance(arguments, Mapping):
         raise InvalidRequest("invalid_reference", field=REFERENCE)
+    refuse_unexpected(arguments, _KEYS, code="invalid_reference", field=REFERENCE)
     reference, expected_revision = parse_change_target(arguments)
     note_target(call, reference)
     return reference, expected_revision
@@ -85,6 +86,8 @@ def _parse(arguments: Mapping[str, Any], call: ToolCall) -> tuple[CanonicalRefer
 
 def _state_handler(target: LifecycleState) -> Handler:
     def handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+        from mymcp.plugins.mnemosyne.memory import lifecycle as service
+
         reference, expected_revision = _parse(arguments, call)
         result = service.change_state(
             call.store, call.memory_root(), reference, expected_revision, target
@@ -132,6 +135,8 @@ RESTORE = _state_tool(
 
 
 def _forget(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory import lifecycle as service
+
     reference, expected_revision = _parse(arguments, call)
     service.forget(call.store, call.memory_root(), reference, expected_revision)
     return {"status": "forgotten", REFERENCE: reference.as_dict()}

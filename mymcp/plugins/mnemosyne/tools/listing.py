@@ -3,28 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp.jsonrpc import EncodedObject
-from mymcp.plugins.mnemosyne.memory.cursors import MAX_CURSOR_LENGTH, MAX_PAGE_SIZE
+from mymcp.plugins.mnemosyne.memory.cursors import (
+    DEFAULT_PAGE_SIZE,
+    MAX_CURSOR_LENGTH,
+    MAX_PAGE_SIZE,
+)
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
-from mymcp.plugins.mnemosyne.memory.listing import (
-    DEFAULT_PAGE_SIZE,
-    ListedItem,
-    ListRequest,
-    Page,
-    Selector,
-    list_page,
-)
 from mymcp.plugins.mnemosyne.memory.records import LegacyRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.values import is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
+
+if TYPE_CHECKING:
+    from mymcp.plugins.mnemosyne.memory.listing import ListedItem, ListRequest, Page, Selector
 
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
 
@@ -103,9 +103,11 @@ def _fail(code: str, field: str) -> NoReturn:
 
 def parse_arguments(arguments: Mapping[str, Any], call: ToolCall) -> ListRequest:
     """The typed request, or the first validation failure (noting the log fields as known)."""
+    from mymcp.plugins.mnemosyne.memory.listing import ListRequest
+
     if not _ARGUMENTS.issuperset(arguments):
         call.note(namespace_selector_present=False, collection_selector_present=False)
-        _fail("invalid_request", "request")
+        refuse_unexpected(arguments, _ARGUMENTS, code="invalid_request", field="request")
     flags = {
         "namespace_selector_present": "namespace_id" in arguments,
         "collection_selector_present": "collection_id" in arguments,
@@ -122,6 +124,8 @@ def parse_arguments(arguments: Mapping[str, Any], call: ToolCall) -> ListRequest
 
 
 def _selector(scope: Scope, arguments: Mapping[str, Any]) -> Selector:
+    from mymcp.plugins.mnemosyne.memory.listing import Selector
+
     if "namespace_id" not in arguments:
         if "collection_id" in arguments:
             _fail("invalid_collection", "collection_id")
@@ -209,6 +213,8 @@ def _payload(page: Page, scope: Scope) -> EncodedObject:
 
 
 def _handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory.listing import list_page
+
     request = parse_arguments(arguments, call)
     page = list_page(call.store, call.memory_root(), request)
     call.note(

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.recall import (
-    RESULT_LIMIT,
-    RecallRequest,
-    hit_view,
-    recall,
-)
-from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, TAG_LIMIT, is_identifier
+from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, RESULT_LIMIT, TAG_LIMIT, is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
+
+if TYPE_CHECKING:
+    from mymcp.plugins.mnemosyne.memory.recall import RecallRequest
 
 QUERY_LIMIT = 1000
 
@@ -56,6 +53,8 @@ INPUT_SCHEMA: JsonObject = {
 
 def _parse(arguments: Mapping[str, Any]) -> RecallRequest:
     """The request, checked in the contract's order; unknown keys are ignored."""
+    from mymcp.plugins.mnemosyne.memory.recall import RecallRequest
+
     query = arguments.get("query")
     if not isinstance(query, str) or not query.strip() or len(query) > QUERY_LIMIT:
         raise InvalidRequest("invalid_query")
@@ -87,6 +86,8 @@ def _is_tag(item: object) -> bool:
 
 
 def _recall(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory.recall import hit_view, recall
+
     request = _parse(arguments)
     hits = recall(call.store, call.memory_root(), request)
     call.note(scope=request.scope.value, returned_count=len(hits))

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import remember as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
 from mymcp.plugins.mnemosyne.memory.values import (
@@ -29,6 +28,7 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     Scope,
 )
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import CHANGES, MemoryTool, ToolCall, lifecycle_result
 
 # --- the published input schema ----------------------------------------------------------
@@ -164,6 +164,8 @@ INPUT_SCHEMA: Final[JsonObject] = {
 # --- argument parsing, in the contract's order -------------------------------------------
 
 _KEYS: Final = frozenset(_REQUIRED)
+_ALLOWED: Final = _KEYS | {_OCCURRED_AT}
+_REQUEST: Final = "memory"
 _ORIGINS: Final = {str(origin): origin for origin in PUBLIC_ORIGINS}
 _SCOPES: Final = {str(scope): scope for scope in Scope}
 _KINDS: Final = {str(kind): kind for kind in MemoryKind}
@@ -239,11 +241,14 @@ def _required(value: Any, field: str) -> Any:
 
 def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
     """The draft of a remember call; raises InvalidRequest in the contract's order."""
+    from mymcp.plugins.mnemosyne.memory import remember as service
+
     origin: Origin | None = _member(_ORIGINS, arguments.get("origin"))
     if origin is None:
         raise _invalid("invalid_origin", "origin")
-    if not _KEYS <= arguments.keys() <= _KEYS | {_OCCURRED_AT}:
-        raise _invalid("invalid_record", "memory")
+    refuse_unexpected(arguments, _ALLOWED, code="invalid_record", field=_REQUEST)
+    if not _KEYS <= arguments.keys():
+        raise _invalid("invalid_record", _REQUEST)
     scope: Scope | None = _member(_SCOPES, arguments["scope"])
     if scope is None:
         raise _invalid("invalid_scope", "scope")
@@ -280,6 +285,8 @@ def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
 
 
 def _remember(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory import remember as service
+
     draft = parse_arguments(arguments)
     call.note(
         scope=draft.scope.value,

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import revise as service
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.references import (
     EXPECTED_REVISION,
@@ -22,6 +21,7 @@ from mymcp.plugins.mnemosyne.memory.values import (
     normalize_text,
 )
 from mymcp.plugins.mnemosyne.tools import schemas
+from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import (
     DESTROYS,
     MemoryTool,
@@ -33,6 +33,9 @@ from mymcp.plugins.mnemosyne.tools.lifecycle import (
     note_target,
     operation_messages,
 )
+
+if TYPE_CHECKING:
+    from mymcp.plugins.mnemosyne.memory import revise as service
 
 NAMESPACE_LABEL: Final = "namespace_label"
 COLLECTION_LABEL: Final = "collection_label"
@@ -85,6 +88,7 @@ INPUT_SCHEMA: Final[JsonObject] = {
 # --- argument parsing, in the contract's order -------------------------------------------
 
 _KEYS: Final = frozenset(INPUT_SCHEMA["properties"])
+_REQUEST: Final = "revision"
 _VALUE_MESSAGES: Final = {
     NAMESPACE_LABEL: "namespace label is invalid",
     COLLECTION_LABEL: "collection label is invalid",
@@ -110,6 +114,8 @@ def _nullable(arguments: Mapping[str, Any], key: str, limit: int) -> str | None:
 
 
 def _revision(arguments: Mapping[str, Any], reference: CanonicalReference) -> service.Revision:
+    from mymcp.plugins.mnemosyne.memory import revise as service
+
     for key in (NAMESPACE_LABEL, TITLE, CONTENT, TAGS):
         if key not in arguments:
             raise _invalid_value(key)
@@ -131,8 +137,9 @@ def _parse(
     arguments: Mapping[str, Any], call: ToolCall
 ) -> tuple[CanonicalReference, int, service.Revision]:
     """The reference, expected revision and new values; raises InvalidRequest in order."""
-    if not isinstance(arguments, Mapping) or not arguments.keys() <= _KEYS:
-        raise InvalidRequest("invalid_record", field="revision")
+    if not isinstance(arguments, Mapping):
+        raise InvalidRequest("invalid_record", field=_REQUEST)
+    refuse_unexpected(arguments, _KEYS, code="invalid_record", field=_REQUEST)
     reference, expected_revision = parse_change_target(arguments)
     revision = _revision(arguments, reference)
     note_target(call, reference)
@@ -143,6 +150,8 @@ def _parse(
 
 
 def _revise(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
+    from mymcp.plugins.mnemosyne.memory import revise as service
+
     reference, expected_revision, revision = _parse(arguments, call)
     result = service.revise(call.store, call.memory_root(), reference, expected_revision, revision)
     return lifecycle_result(call, result.status, result.record)

@@ -1,0 +1,111 @@
+"""What a Mnemosyne Tool needs only when it runs is imported on its first call, or before it
+on the warm-up thread of the production contribution: never while the server starts."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from mymcp.plugins.mnemosyne import plugin
+from mymcp.plugins.mnemosyne.plugin import SERVICE_MODULES, MnemosyneContext
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = ROOT / "mymcp" / "plugins" / "mnemosyne"
+MEMORY = "mymcp.plugins.mnemosyne.memory"
+POLICY = f"{MEMORY}.policy"
+
+
+def _imports_in_functions(path: Path) -> set[str]:
+    """The memory modules ``path`` imports inside a function (its lazy imports)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom) and (inner.module or "").startswith(MEMORY):
+                    module = inner.module or ""
+                    found.update(
+                        f"{module}.{alias.name}" if module == MEMORY else module
+                        for alias in inner.names
+                    )
+    return found
+
+
+def test_the_warm_up_imports_exactly_what_the_handlers_import_lazily() -> None:
+    lazy = set().union(
+        *(
+            _imports_in_functions(path)
+            for path in [*PLUGIN.glob("tools/*.py"), PLUGIN / "plugin.py"]
+        )
+    )
+    assert lazy == set(SERVICE_MODULES)
+
+
+PROBE = textwrap.dedent(
+    """
+    import sys, threading
+    from mymcp.plugins.mnemosyne import plugin
+    from mymcp.plugins.mnemosyne.configuration import MutationSettings
+
+    lazy = (*plugin.SERVICE_MODULES, "mymcp.plugins.mnemosyne.memory.policy")
+    everything = MutationSettings(remember_enabled=True, revise_enabled=True,
+                                  archive_restore_enabled=True, forget_enabled=True)
+    plugin.build_mnemosyne_contribution(everything)
+    print(sorted(name for name in lazy if name in sys.modules))
+    plugin.mnemosyne_contribution()
+    [warm_up] = [t for t in threading.enumerate() if t.name == "mnemosyne-warm-up"]
+    warm_up.join(60)
+    print(sorted(name for name in lazy if name not in sys.modules))
+    first = plugin._warm_up_thread
+    plugin.mnemosyne_contribution()
+    print(plugin._warm_up_thread is first)
+    """
+)
+
+
+def test_declaring_the_tools_imports_no_service_and_the_warm_up_imports_them_all(
+    tmp_path: Path,
+) -> None:
+    env = {"PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert completed.returncode == 0, completed.stderr
+    declared, missing, threads = completed.stdout.splitlines()
+    assert declared == "[]"  # no store, no service, no content policy
+    assert missing == "[]"
+    assert threads == "True"  # started once per process
+
+
+def test_a_failing_import_is_left_to_the_call_that_needs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+    modules = (f"{MEMORY}.nonexistent", "colorsys")
+    monkeypatch.setattr(plugin, "SERVICE_MODULES", modules)
+    plugin.warm_up()
+    assert f"{MEMORY}.nonexistent" not in sys.modules
+    assert "colorsys" in sys.modules  # the next module was still imported
+
+
+def test_the_context_makes_its_store_once_however_many_calls_ask_at_once() -> None:
+    context = MnemosyneContext()
+    barrier = threading.Barrier(8)
+    stores: list[object] = []
+
+    def ask() -> None:
+        barrier.wait()
+        stores.append(context.store)
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(stores) == 8
+    assert all(store is stores[0] for store in stores)
