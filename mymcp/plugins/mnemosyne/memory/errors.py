@@ -28,12 +28,12 @@ from __future__ import annotations
 import re
 from typing import ClassVar, Final
 
+from mymcp.plugins.mnemosyne.memory.faults import Fault
+
 UNEXPECTED: Final = "unexpected argument"
 # The argument names an answer may repeat: short words of ASCII letters, digits, ``_``, ``.``
 # and ``-``, as Tool property names are.
 SHOWN_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-
-from mymcp.plugins.mnemosyne.memory.faults import Fault
 
 
 class MnemosyneError(Exception):
