@@ -40,17 +40,17 @@ __all__ = [
 Match = re.Match[str]
 
 
-def matches(pattern: re.Pattern[str], *anchors: str) -> object:
-    """A finder: ``pattern`` matched at every place where one of ``anchors`` occurs (in the
-    lowercase view), or searched in the whole text when no anchor is given."""
+def matches(pattern: re.Pattern[str], *anchors: str, inside: bool = False) -> object:
+    """A finder: ``pattern`` matched at every place where one of ``anchors`` occurs as a word
+    (or anywhere, ``inside`` words too) of the lowercase view."""
 
     def find(text: Text) -> Iterator[Match]:
-        if not anchors:
-            yield from pattern.finditer(text.value)
-        for anchor in anchors:
-            for at in text.at(anchor):
-                if (match := pattern.match(text.value, at)) is not None:
-                    yield match
+        spots = (
+            (at for anchor in anchors for at in text.at(anchor)) if inside else text.spots(anchors)
+        )
+        for at in spots:
+            if (match := pattern.match(text.value, at)) is not None:
+                yield match
 
     return find
 
@@ -138,16 +138,20 @@ COMMANDS: dict[str, str] = {
     "ldapsearch": rf"-w{_FLAG_VALUE}",
     "rclone": r"\bpass[ \t]+(?P<password>\S+)",
 }
-_COMMAND_LINES = {name: re.compile(rf"[^\n]*?(?<=\s)(?:{flag})") for name, flag in COMMANDS.items()}
+_LINE = 300  # the flags of one command stand on its line, within this many characters
+_FLAGS = {name: re.compile(rf"[ \t](?:{flag})") for name, flag in COMMANDS.items()}
 
 
 def command_lines(text: Text) -> Iterator[Match]:
     """The password flags on the line of each command the text names."""
-    for name, pattern in _COMMAND_LINES.items():
-        if name.encode() in text.words:
-            for at in text.at(name):
-                if (match := pattern.match(text.value, at)) is not None:
-                    yield match
+    value = text.value
+    for name, flags in _FLAGS.items():
+        for at in text.spots((name,)):
+            if value[at + len(name) : at + len(name) + 1] != " ":
+                continue  # "HTTP/1.1" names no command
+            end = value.find("\n", at, at + _LINE)
+            if (match := flags.search(value, at, at + _LINE if end < 0 else end)) is not None:
+                yield match
 
 
 # --- SDK calls ------------------------------------------------------------------------------------
@@ -162,14 +166,19 @@ _POSITIONAL = re.compile(
 )
 
 
+POSITIONAL_WORDS = (
+    "client", "auth", "login", "credential", "credentials", "bind", "connect", "twilio",
+    "httpbasicauth", "httpdigestauth", "twiliorestclient", "basicauth", "plaincredentials",
+)  # fmt: skip
+
+
 def positional(text: Text) -> Iterator[Match]:
-    for word in ("client", "auth", "login", "credential", "bind", "connect", "twilio"):
-        for at in text.at(word):
-            start = at
-            while start and (text.value[start - 1].isalnum() or text.value[start - 1] in "_."):
-                start -= 1
-            if (match := _POSITIONAL.match(text.value, start)) is not None:
-                yield match
+    for at in text.spots(POSITIONAL_WORDS):
+        start = at
+        while start and (text.value[start - 1].isalnum() or text.value[start - 1] in "_."):
+            start -= 1
+        if (match := _POSITIONAL.match(text.value, start)) is not None:
+            yield match
 
 
 def positional_secret(text: Text, match: Match) -> bool:
@@ -243,15 +252,16 @@ _REACH = 240
 
 def totp_seeds(text: Text) -> Iterator[str]:
     """Base32 runs (grouped by four or not, in either case) near a word that names them."""
-    for word in ("totp", "2fa", "mfa", "authenticator", "otp", "factor"):
-        for at in text.at(word):
-            yield from _BASE32_SEED.findall(text.value, at, at + _REACH)
+    for at in text.spots(("totp", "2fa", "mfa", "authenticator", "otp", "factor")):
+        yield from _BASE32_SEED.findall(text.value, at, at + _REACH)
 
 
 def totp_seed(text: Text, candidate: str) -> bool:
     compact = candidate.replace(" ", "").replace("-", "")
-    # Grouped letters could be shouted prose ("THIS WILL MAKE SURE"); a seed has digits.
-    return len(compact) >= 16 and (compact == candidate or sum(c.isdigit() for c in compact) >= 2)
+    # Grouped letters could be shouted prose ("THIS WILL MAKE SURE"), and a long word in
+    # lower case is a word ("googleusercontent"); a seed has digits.
+    unbroken = compact == candidate and candidate.isupper()
+    return len(compact) >= 16 and (unbroken or sum(c.isdigit() for c in compact) >= 2)
 
 
 # A code stands alone: not a part of a host name, a path or an address.
@@ -268,10 +278,8 @@ _DATE = re.compile(r"(?:19|20)\d\d-(?:\d\d-\d\d|\d{4})")
 
 
 def recovery_codes(text: Text) -> Iterator[list[str]]:
-    for word in ("recovery", "backup", "scratch", "emergency", "rescue"):
-        for at in text.at(word):
-            if (start := _CODES.match(text.lower, at)) is None:
-                continue
+    for at in text.spots(("recovery", "backup", "scratch", "emergency", "rescue")):
+        if (start := _CODES.match(text.lower, at)) is not None:
             window = text.value[start.end() : start.end() + _REACH]
             first = _RECOVERY_CODE.match(window)
             if first is not None:
@@ -291,5 +299,33 @@ def bitlocker(text: Text, match: Match) -> bool:
     return all(int(group) % 11 == 0 for group in match.group().split("-"))
 
 
-def strong(text: Text, match: Match) -> bool:
-    return looks_strong(match.group("password"))
+_NAMED_BEFORE = re.compile(
+    r"""(?P<password>[^\s"'`]{6,64})["'`]?[ \t]+(?:is|was)[ \t]+(?:the|my|our|your)[ \t]+
+    (?:[\w-]+[ \t]+)?(?:password|passphrase|passcode)s?(?![\w-])""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def named_before(text: Text) -> Iterator[str]:
+    """ "Xy7!… is the admin password": the value before the word that names it."""
+    for at in text.spots(("password", "passphrase", "passcode")):
+        start = max(0, at - 100)
+        if " is " in text.lower[start:at] or " was " in text.lower[start:at]:
+            for match in _NAMED_BEFORE.finditer(text.value, start, at + 12):
+                yield match.group("password")
+
+
+_COLONS = re.compile(rb":[^ \n:]*:[^ \n:]*:[^ \n:]*:")
+_PGPASS = re.compile(
+    r"(?:[\w.-]*[A-Za-z][\w.-]*|\*|[\d.]+):(?:\d{1,5}|\*):(?:[\w.-]+|\*):(?:[\w.@-]+|\*)"
+    r":(?P<password>[^\s:]+)(?=\s|$)"
+)
+
+
+def pgpass_lines(text: Text) -> Iterator[Match]:
+    """``host:port:database:user:password`` as a ``.pgpass`` file holds it."""
+    shape = text.shape
+    for colons in _COLONS.finditer(shape):
+        start = max(shape.rfind(b" ", 0, colons.start()), shape.rfind(b"\n", 0, colons.start()))
+        if (match := _PGPASS.match(text.value, start + 1)) is not None:
+            yield match

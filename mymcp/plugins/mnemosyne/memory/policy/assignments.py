@@ -40,7 +40,7 @@ from mymcp.plugins.mnemosyne.memory.policy.words import (
 __all__ = ["KEYWORDS", "Assignment", "assignments", "is_secret"]
 
 # Stems searched inside words too: "mypassword", "AdminPass", "dbPwd", "csrftoken".
-_GLUED = ("password", "passwd", "pass", "pwd", "token", "secret", "key")
+_GLUED = ("pass", "pwd", "token", "secret", "key")
 _NAME_WORDS = frozenset(
     word.encode()
     for word in (*PASSWORD_WORDS, *TOKEN_WORDS, *PRIVATE_WORDS, "key", "jsessionid", "phpsessid")
@@ -102,7 +102,8 @@ def assignments(text: Text) -> list[Assignment]:
     found = text.cache.get("assignments")
     if found is None:
         found, seen = [], set()
-        stems = {word.decode() for word in text.words & _NAME_WORDS}.union(_GLUED)
+        words = {word.decode() for word in text.words & _NAME_WORDS}
+        stems = [*_GLUED, *(word for word in words if not any(stem in word for stem in _GLUED))]
         value = text.value
         for stem in stems:
             for at in text.at(stem):
@@ -118,9 +119,6 @@ def assignments(text: Text) -> list[Assignment]:
     return found  # type: ignore[no-any-return]
 
 
-# A name right after these is part of a reference or a path: ${DB_PASSWORD}, %TOKEN%,
-# /oauth/token, C:\keys\secret.
-_INSIDE_A_REFERENCE = frozenset("{%/\\#")
 # Keys of a command-line flag (--api-key …) that name a credential; --generate-key does not.
 _FLAG_KEY_QUALIFIERS = frozenset(
     "api access secret private auth client app consumer account shared service master signing "
@@ -130,7 +128,11 @@ _FLAG_KEY_QUALIFIERS = frozenset(
 _PREVIOUS_WORD = re.compile(r"([A-Za-z][A-Za-z-]*)[ \t]+$")
 # "the Wi-Fi key is …": a network key is a password.
 _NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan", "wpa", "wpa2", "wpa3", "psk", "network"})
-_DIRECTIVE = re.compile(r"(?:^|\n)[ \t]*(?:setx|setenv|SetEnv|ENV|set[ \t]+-[gUx]+)[ \t]+$")
+
+
+# A name right after these is part of a reference or a path: ${DB_PASSWORD}, %TOKEN%,
+# /oauth/token, C:\keys\secret.
+_REFERENCE_MARKS = frozenset("{%/\\#")
 
 
 def _at(text: Text, raw_start: int) -> Assignment | None:
@@ -138,6 +140,9 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
     end = raw_start
     while end < len(value) and value[end] in _NAME_CHARS:
         end += 1
+    word = _NEXT_WORD.match(value, end)
+    if word is not None and word.group(1).islower() and word.group(1) not in _OPENS_PROSE:
+        return None  # "password manager": a name followed by an ordinary word is prose
     start = raw_start
     while start < end and value[start] in "-.":
         start += 1
@@ -146,10 +151,10 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
     before = value[start - 1] if start else ""
     if (
         start >= end
-        or before in _INSIDE_A_REFERENCE
+        or before in _REFERENCE_MARKS
         or (before == ":" and value[end : end + 1] == ":")
     ):
-        return None  # ${DB_PASSWORD:-x}, %TOKEN%, arn:…:secret:name
+        return None  # ${DB_PASSWORD:-x}, %TOKEN%, /oauth/token, arn:…:secret:name
     query = before in "?&"
     parts = _parts(value[start:end])
     spaced = False
@@ -164,8 +169,7 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
         return None  # "--generate-key" (a lone "--key" has no kind)
     if parts == ["pass"] and value[:start].rstrip().endswith(":"):
         return None  # Python's "…: pass"
-    directive = _DIRECTIVE.search(value, max(0, start - 24), start) is not None
-    mode, at = _join(text, start, end, code=flag or directive)
+    mode, at = _join(value, start, end, flag=flag)
     literal = _literal(value, at, mode)
     if literal is None:
         return None
@@ -183,53 +187,60 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
         mode == "colon"
         and found.isalpha()
         and found.islower()
-        and re.match(r"[ \t]+[a-z]", value[at + len(found) :]) is not None
+        and _CONTINUES.match(value, at + len(found)) is not None
     )
     return Assignment(kind, parts[-1], found, quoted, mode, continues)
 
 
+_CONTINUES = re.compile(r"[ \t]+[a-z]")
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
-# After the name: a closing quote and bracket ("]), then the operator.
+# After the name: a closing quote and bracket ("]), the operator, a YAML tag.
 _OPERATOR = re.compile(
-    r"""["'`]?\]?[ \t]*(?P<op>:=|=>|===?|!=|->|<-|\?=|\|\|=|\+=|=|:|：|,(?=[ \t]*["']))?[ \t]*(?:!!\w+[ \t]+)?"""
+    r"""["'`]?\]?[ \t]*(?P<op>:=|=>|===?|!=|->|<-|\?=|\|\|=|\+=|=|:|：|,(?=[ \t]*["']))?"""
+    r"""[ \t]*(?:!!\w+[ \t]+)?"""
 )
-# Prose between a password word and its value: "is", "ist", "est", "es", "é", "è", "är"…
-# A closing bracket ends the phrase that names the password ("(password on the board)").
+# Prose between a password word and its value: a phrase ("for the server"), then a linker
+# ("is", "ist", "lautet", "est", "é", "är"…) or a colon. A closing bracket ends the phrase
+# that names the password ("(password on the board)").
+_PHRASE_OPENERS = (
+    "for of to on at in für pour de du des del della da do das dos van von voor för til af "
+    "dla pro za".split()
+)
+_LINKERS = "is was are ist lautet war est es é è är er on je to jest este adalah ialah".split()
 _LINKER = re.compile(
-    r"""
-    (?:[ \t]+(?:for|of|to|on|at|in|für|pour|de|du|des|del|della|da|do|das|dos|van|von|voor|
-       för|til|af|dla|pro|za)[ \t]+(?:[^\n.!?:=)\]]|\.(?=\S)){1,40}?)?
-    [ \t]*(?P<op>:|=|—|–|->|\bis\b|\bwas\b|\bare\b|\bist\b|\blautet\b|\bwar\b|\best\b|\bes\b
-       |\bé\b|\bè\b|\bär\b|\ber\b|\bon\b|\bje\b|\bto\b|\bjest\b|\beste\b|\badalah\b|\bialah\b)
-    (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to|just|simply))?[ \t]*
-    """,
-    re.VERBOSE | re.IGNORECASE,
+    r"(?:[ \t]+(?:" + "|".join(_PHRASE_OPENERS) + r")[ \t]+(?:[^\n.!?:=)\]]|\.(?=\S)){1,40}?)?"
+    r"[ \t]*(?P<op>:|=|—|–|->|" + "|".join(rf"\b{word}\b" for word in _LINKERS) + ")"
+    r"(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to|just|simply))?[ \t]*",
+    re.IGNORECASE,
 )
+_OPENS_PROSE = frozenset([*_PHRASE_OPENERS, *_LINKERS, "—", "–"])
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+|[—–])(?![^\s.,;:!?)])")
 _CALL = re.compile(r"""\([ \t]*(?=["'])""")
 _K8S_VALUE = re.compile(r"""["']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*""")
 _ELEMENT = re.compile(r"""["']?>""")
+_DIRECTIVE = re.compile(r"(?:^|\n)[ \t]*(?:setx|setenv|SetEnv|ENV|set[ \t]+-[gUx]+)[ \t]+$")
 
 
-def _join(text: Text, start: int, end: int, *, code: bool) -> tuple[str, int]:
+def _join(value: str, start: int, end: int, *, flag: bool) -> tuple[str, int]:
     """How the value is joined to the name at ``start:end``, and where the value starts."""
-    value = text.value
     element = _ELEMENT.match(value, end)
     if element is not None and value[start - 1 : start] in "<\"'":
         return "element", element.end()  # <password>…</password>, name="password">…</
     operator = _OPERATOR.match(value, end)
-    if operator is not None and operator.group("op"):
-        op = operator.group("op")
-        if op == "," and value[start - 1 : start] not in "\"'":
-            return "none", end
+    assert operator is not None  # every part of it is optional
+    op = operator.group("op")
+    if op == ",":
+        return ("code", operator.end()) if value[start - 1 : start] in "\"'" else ("none", end)
+    if op:
         return ("colon" if op in {":", "\uff1a"} else "code"), operator.end()
     if (call := _CALL.match(value, end)) is not None:
         return "call", call.end()  # setPassword("…"), .password("…")
     if (linked := _LINKER.match(value, end)) is not None:
         return "prose", linked.end()
-    if (k8s := _K8S_VALUE.match(value, end)) is not None:
+    if value[end : end + 1] in "\"'\n" and (k8s := _K8S_VALUE.match(value, end)) is not None:
         return "code", k8s.end()
-    at = operator.end() if operator is not None else end
-    return ("code" if code else "bare"), at
+    directive = _DIRECTIVE.search(value, max(0, start - 24), start) is not None
+    return ("code" if flag or directive else "bare"), operator.end()
 
 
 _BARE = re.compile(r"""[^\s"'`,;&<>]+""")

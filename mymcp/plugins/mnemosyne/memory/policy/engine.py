@@ -15,8 +15,9 @@ A keyword is found in one of three ways:
 - any other keyword (punctuation, letters outside ASCII, or a word written with a leading
   ``*``) is found anywhere in the lowercase text: ``-----``, ``://``, ``пароль``,
   ``*pass`` (in "DB_PASSWORD" and "mypassword");
-- the keywords of a rule marked ``tokens`` are prefixes, found case-sensitively at the
-  start of a long token (see :meth:`Text.tokens`): ``glpat-``, ``AKIA``.
+- the keywords of a rule marked ``tokens`` are found case-sensitively in the long tokens
+  (see :meth:`Text.tokens`): as a prefix at the start of a token (``glpat-``), or anywhere
+  in one when written with a leading ``*`` (``*AKIA``).
 
 A rule without keywords always runs; its finder then starts with a cheap test of its own.
 """
@@ -26,7 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,8 +54,10 @@ _TOKEN_CHARS = "_-."
 _STRETCH = _table(
     lambda c: "w" if c.isalnum() or c in _TOKEN_CHARS else " " if c.isspace() else "p"
 ).replace(b"?", b"p")
-_LONG = 15
-_CHUNK = re.compile(rb"[wp]*" + b"w" * _LONG + rb"[wp]*")
+_RUN = b"w" * 15
+# From a run of 15 token characters to the end of its stretch (the engine finds the run,
+# a literal, fast; the stretch's start is the blank before it).
+_CHUNK = re.compile(_RUN + rb"[wp]*")
 
 
 class Text:
@@ -89,9 +92,10 @@ class Text:
         found = self.cache.get("tokens")
         if found is None:
             stretches = self.value.encode("ascii", "replace").translate(_STRETCH)
-            spans = (
-                [m.span() for m in _CHUNK.finditer(stretches)] if b"w" * _LONG in stretches else []
-            )
+            spans = [
+                (stretches.rfind(b" ", 0, m.start()) + 1, m.end())
+                for m in (_CHUNK.finditer(stretches) if _RUN in stretches else ())
+            ]
             found = self.cache["tokens"] = (spans, " ".join(self.value[a:b] for a, b in spans))
         return found  # type: ignore[no-any-return]
 
@@ -105,6 +109,13 @@ class Text:
             found.append(at)
             at = self.lower.find(needle, at + 1)
         return found
+
+    def spots(self, words: Iterable[str]) -> Iterator[int]:
+        """The offsets of each of ``words`` (ASCII letters and digits, or anything else, which
+        is looked for anywhere) that occurs in the text as a word."""
+        for word in words:
+            if not (word.isascii() and word.isalnum()) or word.encode() in self.words:
+                yield from self.at(word)
 
 
 def _fold(value: str) -> str:
@@ -147,13 +158,16 @@ class Table:
         words: set[bytes] = set()
         inside: set[str] = set()
         prefixes: set[str] = set()
+        in_tokens: set[str] = set()
         for number, rule in enumerate(self.rules):
             if not rule.keywords:
                 self._always.append(number)
             for keyword in rule.keywords:
                 key = _key(keyword, rule.tokens)
                 self._index[key].append(number)
-                if rule.tokens:
+                if key.startswith("T:"):
+                    in_tokens.add(keyword[1:])
+                elif rule.tokens:
                     prefixes.add(keyword)
                 elif key.startswith("w:"):
                     words.add(keyword.encode())
@@ -161,8 +175,8 @@ class Table:
                     inside.add(key[2:])
         self._words = frozenset(words)
         self._inside_ascii = tuple(sorted(word for word in inside if word.isascii()))
-        foreign = sorted((word for word in inside if not word.isascii()), key=len, reverse=True)
-        self._inside_foreign = re.compile("|".join(map(re.escape, foreign))) if foreign else None
+        self._foreign, self._tails = _foreign_pattern([w for w in inside if not w.isascii()])
+        self._in_tokens = tuple(sorted(in_tokens))
         self._prefixes = _prefix_pattern(prefixes)
         # A hit names the longest prefix found there; the shorter ones it starts with hit too.
         self._within = {p: [q for q in prefixes if p.startswith(q)] for p in prefixes}
@@ -172,9 +186,13 @@ class Table:
         present = text.present
         present.update("w:" + word.decode() for word in text.words & self._words)
         present.update("i:" + word for word in self._inside_ascii if word in text.lower)
-        if self._inside_foreign is not None and not text.value.isascii():
-            present.update("i:" + m.group() for m in self._inside_foreign.finditer(text.lower))
+        if self._foreign is not None and not text.value.isascii():
+            present.update(
+                "i:" + self._tails[m.group()] for m in self._foreign.finditer(text.lower)
+            )
         token_text = text.token_text()
+        if token_text:
+            present.update("T:" + word for word in self._in_tokens if word in token_text)
         if token_text and self._prefixes is not None:
             for match in self._prefixes.finditer(token_text):
                 for prefix in self._within[match.group()]:
@@ -191,10 +209,24 @@ class Table:
 
 def _key(keyword: str, tokens: bool) -> str:
     if tokens:
-        return "t:" + keyword
+        return ("T:" + keyword[1:]) if keyword.startswith("*") else ("t:" + keyword)
     if keyword.isascii() and keyword.isalnum() and keyword.islower() or keyword.isdigit():
         return "w:" + keyword
     return "i:" + keyword.removeprefix("*").lower()
+
+
+def _foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """One pattern for the keywords with letters outside ASCII, and the keyword each of its
+    matches belongs to. Each alternative opens with the keyword's first such letter (the
+    letters before it are checked behind), so the engine skips every character that opens
+    none of them, ASCII included."""
+    branches, tails = [], {}
+    for word in sorted(words, key=len, reverse=True):
+        at = next(index for index, char in enumerate(word) if not char.isascii())
+        behind = f"(?<={re.escape(word[: at + 1])})" if at else ""
+        branches.append(re.escape(word[at]) + behind + re.escape(word[at + 1 :]))
+        tails.setdefault(word[at:], word)
+    return (re.compile("|".join(branches)) if branches else None), tails
 
 
 def _prefix_pattern(prefixes: Iterable[str]) -> re.Pattern[str] | None:

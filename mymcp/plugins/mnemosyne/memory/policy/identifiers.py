@@ -6,12 +6,18 @@ the exact digit shapes those name), and the label the writer gave them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
 from mymcp.plugins.mnemosyne.memory.policy.checksums import ean13, luhn
 from mymcp.plugins.mnemosyne.memory.policy.engine import Text
-from mymcp.plugins.mnemosyne.memory.policy.numbers import in_hex_identifier, label_of, numbers
+from mymcp.plugins.mnemosyne.memory.policy.numbers import (
+    in_hex_identifier,
+    label_of,
+    numbers,
+    parts,
+)
 from mymcp.plugins.mnemosyne.memory.policy.words import BENIGN, CARD, IDENTITY
 
 __all__ = [
@@ -27,6 +33,7 @@ __all__ = [
 ]
 
 Span = tuple[int, int]
+_BEFORE, _AFTER = 48, 24  # how far before and after a number its label stands
 
 
 def _standing(text: Text, start: int, end: int) -> bool:
@@ -75,14 +82,17 @@ def _shapes(text: Text) -> dict[bytes, list[Span]]:
     index = text.cache.get("shapes")
     if index is None:
         index = text.cache["shapes"] = {}
-        for number in numbers(text):
-            spans = [(number.start, number.end)]
-            if b" " in number.shape:
-                spans += number.parts()
-            if text.shape.endswith(b"AA ", 0, number.start):  # "AB 12 34 56 C"
-                spans.append((number.start - 3, number.end))
-            for start, end in spans:
-                index.setdefault(text.shape[start:end], []).append((start, end))
+        shape = text.shape
+        for start, end in numbers(text):
+            if end - start < 9:
+                continue  # no format is shorter
+            spans = parts(text, start, end) if b" " in shape[start:end] else [(start, end)]
+            if len(spans) > 1:
+                spans.append((start, end))
+            if shape.endswith(b"AA ", 0, start):  # "AB 12 34 56 C"
+                spans.append((start - 3, end))
+            for span in spans:
+                index.setdefault(shape[span[0] : span[1]], []).append(span)
     return index  # type: ignore[no-any-return]
 
 
@@ -120,37 +130,44 @@ def _identity_shaped(text: Text, start: int, end: int) -> bool:
     return _YEARS.fullmatch(text.value, start, end) is None
 
 
-def identity_candidates(text: Text) -> Iterator[Span]:
-    """Each number shaped like an identifier, or each such piece of it."""
-    for number in numbers(text):
-        whole = (number.start, number.end)
-        if _identity_shaped(text, *whole):
-            yield whole
-        elif b" " in number.shape:
-            yield from (part for part in number.parts() if _identity_shaped(text, *part))
+def identity_candidates(text: Text, words: frozenset[str]) -> Iterator[Span]:
+    """Each number shaped like an identifier, or each such piece of it, that one of
+    ``words`` (which a label of an identity number holds) stands near enough to label."""
+    spans = numbers(text)
+    found = [key[2:] for key in text.present if key[2:] in words] if spans else []
+    marks = sorted(text.spots(found))
+    for start, end in spans:
+        near = bisect.bisect_left(marks, start - _BEFORE)
+        if near == len(marks) or marks[near] > end + _AFTER:
+            continue
+        if _identity_shaped(text, start, end):
+            yield start, end
+        elif b" " in text.shape[start:end]:
+            yield from (part for part in parts(text, start, end) if _identity_shaped(text, *part))
 
 
 def labelled_identity(text: Text, span: Span) -> bool:
     return _standing(text, *span) and label_of(text, *span) == IDENTITY
 
 
-_MBI = re.compile(rb"(?<![A0a])0A[A0]0-?A[A0]0-?AA00(?![A0a])")
+_MBI = re.compile(rb"0A[A0]0-?A[A0]0-?AA00")
 _MBI_LETTERS = frozenset("ACDEFGHJKMNPQRTUVWXY")
 
 
 def medicare_ids(text: Text) -> Iterator[str]:
     """US Medicare beneficiary identifiers (``1EG4-TE5-MK73``) with the letters they use."""
-    for match in _MBI.finditer(text.shape):
-        found = text.value[match.start() : match.end()]
-        if found[0] != "0" and all(c in _MBI_LETTERS for c in found if c.isalpha()):
-            yield found
+    for start, end in numbers(text):
+        found = text.value[start:end]
+        if _MBI.fullmatch(text.shape, start, end) and found[0] != "0":
+            if all(c in _MBI_LETTERS for c in found if c.isalpha()):
+                yield found
 
 
 # --- payment cards ---------------------------------------------------------------------------------
 
 # The contract's candidates, on the shape: 13 to 19 digits with at most one space or hyphen
 # after each, taken greedily from left to right.
-_CANDIDATE = re.compile(rb"(?<!0)0(?:[ -]?0){12,18}(?!0)")
+_CANDIDATE = re.compile(rb"0(?<!00)(?:[ -]?0){12,18}(?!0)")
 _GROUP = re.compile(r"\d+")
 
 

@@ -17,7 +17,6 @@ from mymcp.plugins.mnemosyne.memory.policy.assignments import assignments
 from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS
 from mymcp.plugins.mnemosyne.memory.policy.checksums import base58check
 from mymcp.plugins.mnemosyne.memory.policy.engine import Text
-from mymcp.plugins.mnemosyne.memory.policy.values import looks_random
 
 __all__ = [
     "BODY_MARKERS",
@@ -90,10 +89,9 @@ def raw_keys(text: Text) -> Iterator[str]:
     for assignment in assignments(text):
         if assignment.kind == "private" and _RAW_KEY.fullmatch(assignment.value):
             yield assignment.value
-    for word in ("private", "secret", "wallet", "signing"):
-        for at in text.at(word):
-            if (match := _SAID_KEY.match(text.value, at)) is not None:
-                yield match.group("key")
+    for at in text.spots(("private", "secret", "wallet", "signing")):
+        if (match := _SAID_KEY.match(text.value, at)) is not None:
+            yield match.group("key")
 
 
 _BYTE_ARRAY = re.compile(r"\[\s*(?:\d{1,3}\s*,\s*){31,63}\d{1,3}\s*\]")
@@ -125,13 +123,8 @@ _WORD = re.compile(r"[a-z]+")
 def seed_phrases(text: Text) -> Iterator[list[str]]:
     """Runs of twelve or more BIP-39 words near a word that names a wallet secret."""
     lower = text.lower
-    for word in SEED_WORDS:
-        for at in text.at(word):
-            for run in _RUN.findall(lower, max(0, at - _SEED_REACH), at + _SEED_REACH):
-                flags = "".join("1" if w in WORDS else "0" for w in _WORD.findall(run))
-                if "1" * _SEED_LENGTH in flags:
-                    yield run.split()
-
-
-def looks_like_a_key_body(found: str) -> bool:
-    return looks_random(found, minimum=32)
+    for at in text.spots(SEED_WORDS):
+        for run in _RUN.findall(lower, max(0, at - _SEED_REACH), at + _SEED_REACH):
+            flags = "".join("1" if w in WORDS else "0" for w in _WORD.findall(run))
+            if "1" * _SEED_LENGTH in flags:
+                yield run.split()

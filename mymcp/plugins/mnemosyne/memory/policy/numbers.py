@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 
 from mymcp.plugins.mnemosyne.memory.policy.engine import Text
 from mymcp.plugins.mnemosyne.memory.policy.words import (
@@ -33,28 +32,19 @@ from mymcp.plugins.mnemosyne.memory.policy.words import (
     phone_label,
 )
 
-__all__ = ["Number", "in_hex_identifier", "label_of", "numbers"]
+__all__ = ["Span", "in_hex_identifier", "label_of", "numbers", "parts"]
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
-    """A run of digits (see the module docstring): where it is and its shape bytes."""
+Span = tuple[int, int]
 
-    start: int
-    end: int
-    shape: bytes
 
-    @property
-    def digits(self) -> int:
-        return self.shape.count(b"0")
-
-    def parts(self) -> list[tuple[int, int]]:
-        """The spans of its pieces between single spaces."""
-        found, at = [], self.start
-        for piece in self.shape.split(b" "):
-            found.append((at, at + len(piece)))
-            at += len(piece) + 1
-        return found
+def parts(text: Text, start: int, end: int) -> list[Span]:
+    """The spans of the pieces of the number at ``start:end`` between single spaces."""
+    found, at = [], start
+    for piece in text.shape[start:end].split(b" "):
+        found.append((at, at + len(piece)))
+        at += len(piece) + 1
+    return found
 
 
 # On the shape: pieces holding a digit joined by one separator, a lone capital after a
@@ -66,19 +56,16 @@ _CLUSTER = re.compile(
 )
 
 
-def numbers(text: Text) -> list[Number]:
+def numbers(text: Text) -> list[Span]:
     """Every number of the text that stands alone (no letter or digit glued to it)."""
     found = text.cache.get("numbers")
     if found is None:
-        shape, found = text.shape, []
-        if shape.count(b"0") >= 2:
-            for match in _CLUSTER.finditer(shape):
-                start, end = match.span()
-                while end > start and shape[end - 1] in b" -./":
-                    end -= 1
-                if end - start >= 6 and shape[end : end + 1] != b"a":
-                    found.append(Number(start, end, shape[start:end]))
-        text.cache["numbers"] = found
+        shape = text.shape
+        found = text.cache["numbers"] = (
+            [m.span() for m in _CLUSTER.finditer(shape) if shape[m.end() : m.end() + 1] != b"a"]
+            if shape.count(b"0") >= 2
+            else []
+        )
     return found  # type: ignore[no-any-return]
 
 

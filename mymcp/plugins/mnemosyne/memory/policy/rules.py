@@ -22,7 +22,7 @@ from mymcp.plugins.mnemosyne.memory.policy.assignments import KEYWORDS as NAME_K
 from mymcp.plugins.mnemosyne.memory.policy.assignments import assignments, is_secret
 from mymcp.plugins.mnemosyne.memory.policy.checksums import NATIONAL, stdnum
 from mymcp.plugins.mnemosyne.memory.policy.engine import Rule, Table, Text
-from mymcp.plugins.mnemosyne.memory.policy.values import is_placeholder, looks_random
+from mymcp.plugins.mnemosyne.memory.policy.values import is_placeholder, looks_random, looks_strong
 from mymcp.plugins.mnemosyne.memory.policy.words import LABEL_INFIXES, LABELS, PHRASES, IDENTITY
 
 __all__ = ["CREDENTIAL", "TABLE"]
@@ -77,7 +77,7 @@ def _search(pattern: str, flags: int = 0) -> Any:
     return lambda text: compiled.finditer(text.token_text())
 
 
-def _group(name: str) -> Any:
+def _group(name: str | int) -> Any:
     return lambda text, match: not _PLACEHOLDER_BODY.search(match.group(name))
 
 
@@ -123,6 +123,7 @@ _NATIONAL_SHAPES = {
     "hk-hkid": ("hk.hkid", "A000000(0)|A000000(A)|AA000000(0)|AA000000(A)", "A123456(3)"),
     "tw-national-id": ("tw.id", "A000000000", "A123456789"),
 }
+_LOGIN_WORDS = ("login", "log", "credentials", "credential", "creds", "signin", "sign")
 _USCIS = ("EAC", "WAC", "LIN", "SRC", "MSC", "NBC", "IOE", "YSC")
 
 
@@ -139,6 +140,8 @@ _IDENTITY_KEYWORDS = tuple(
         | {i for i, kind in LABEL_INFIXES if kind == IDENTITY}
     )
 )
+
+_IDENTITY_SET = frozenset(_IDENTITY_KEYWORDS)
 
 
 def _base_name(text: Text, match: re.Match[str]) -> bool:
@@ -189,14 +192,14 @@ RULES: tuple[Rule, ...] = (
     Rule("raw-private-key", PRIVATE_KEY, keys.raw_keys, keywords=(*NAME_KEYWORDS, "private", "secret", "wallet", "signing"),
          refuse=("PRIVATE_KEY=0x{h64}", "[Interface]\nPrivateKey = AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "my wallet private key is {h64}", "signing key: 0x{h64}"),
          store=("tx hash 0x{h64}", "sha256 {h64}", "private_key: ~/.ssh/id_ed25519", "PrivateKey = ${WG_PRIVATE_KEY}")),
-    Rule("keypair-byte-array", PRIVATE_KEY, keys.byte_arrays, keywords=("*,",),
+    Rule("keypair-byte-array", PRIVATE_KEY, keys.byte_arrays,
          refuse=("id.json: [174,47,154,16,202,193,206,113,199,190,53,133,169,175,31,56,222,53,138,189,224,216,117,173,10,149,53,45,73,251,237,246,15,185,186,82,177,240,148,69,241,227,167,80,141,89,240,121,121,35,172,247,68,251,226,218,48,63,176,109,168,89,238,135]",),
          store=("weights: [" + ", ".join(["1"] * 64) + "]", "scores: [12, 45, 78, 3]")),
     Rule("seed-phrase", PRIVATE_KEY, keys.seed_phrases, keywords=tuple(keys.SEED_WORDS),
          refuse=("seed: abandon ability able about above absent absorb abstract absurd abuse access accident", "Wallet words\n1. zoo\n2. wrong\n3. apple\n4. music\n5. ocean\n6. river\n7. stone\n8. table\n9. urban\n10. valve\n11. wheat\n12. youth"),
          store=("Never share your seed phrase with anyone.", "seed: abandon ability able about above absent absorb abstract absurd abuse access", "abandon ability able about above absent absorb abstract absurd abuse access accident")),
     # --- credentials: the contract's provider rules ----------------------------------------------
-    Rule("aws-access-key-id", CREDENTIAL, lambda text: _AWS.finditer(text.token_text()), lambda text, m: not _PLACEHOLDER_BODY.search(m.group(), 4), ("*akia", "*asia"),
+    Rule("aws-access-key-id", CREDENTIAL, lambda text: _AWS.finditer(text.token_text()), lambda text, m: not _PLACEHOLDER_BODY.search(m.group(), 4), ("*AKIA", "*ASIA"), tokens=True,
          refuse=("AKIAABCDEFGHIJKLMNOP", "xAKIAABCDEFGHIJKLMNOP", "ASIA{A16}"), store=("AKIAABCDEFGHIJKLMNOPQ", "akiaabcdefghijklmnop", "AKIAXXXXXXXXXXXXXXXX")),
     _token("github-token", "ghp_ gho_ ghu_ ghs_ ghr_", "[A-Za-z0-9]{20,}(?![A-Za-z0-9_])", "ghp_{a36}", "A-Za-z0-9_"),
     _token("github-fine-grained-token", "github_pat_", "[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])", "github_pat_{a22}_{a59}", "A-Za-z0-9_"),
@@ -306,9 +309,9 @@ RULES: tuple[Rule, ...] = (
     _token("frameio-token", "fio-u-", "[A-Za-z0-9_=-]{64}", "fio-u-{u64}"),
     _token("hubspot-token", "pat-", "(?:na|eu)1-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}", "pat-na1-{h8}-{h4}-{h4}-{h4}-{h12}"),
     _token("wakatime-key", "waka_", "[a-f0-9-]{36}", "waka_{h8}-{h4}-{h4}-{h4}-{h12}"),
-    Rule("azure-client-secret", CREDENTIAL, _search(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])", re.ASCII), keywords=("*q~",), refuse=("{a3}8Q~{a34}",)),
+    Rule("azure-client-secret", CREDENTIAL, _search(r"(?<![\w~.-])[\w~.-]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])", re.ASCII), valid=_group(0), keywords=("*Q~",), tokens=True, refuse=("{a3}8Q~{a34}",)),
     Rule("terraform-cloud-token", CREDENTIAL, _search(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}"), keywords=("atlasv1",), refuse=("{a14}.atlasv1.{u67}",)),
-    Rule("mailchimp-key", CREDENTIAL, _search(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"), keywords=("*-us",), refuse=("{h32}-us14",), store=("{h32}-use",)),
+    Rule("mailchimp-key", CREDENTIAL, _search(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"), keywords=("*-us",), tokens=True, refuse=("{h32}-us14",), store=("{h32}-use",)),
     # --- credentials: webhook URLs ---------------------------------------------------------------
     Rule("slack-webhook", CREDENTIAL, _search(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9_-]+/)+(?P<secret>[A-Za-z0-9_-]{16,})"), _group("secret"), ("hooks",),
          refuse=("https://hooks.slack.com/services/T{A9}/B{A9}/{a24}",), store=("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "https://api.slack.com/messaging/webhooks")),
@@ -339,16 +342,16 @@ RULES: tuple[Rule, ...] = (
     Rule("command-line-password", CREDENTIAL, access.command_lines, access.password_value, tuple(access.COMMANDS),
          refuse=("curl -u deploy:Tr0ub4dor https://ci.example.com", "sshpass -p 'R3dH@t2024' ssh admin@server", "http -a bob:Summer44# https://api.example.com", "redis-cli -h cache -a Kx8vQ2mZ49", "docker login -u deploy -p correct-Horse346!", "mysql -u root -pS3cure!9 prod"),
          store=("curl -u $USER:$PASS https://ci.example.com", "mysql -u root -p", "http -a user:<password> https://api.example.com")),
-    Rule("pgpass-line", CREDENTIAL, matches(re.compile(r"(?m)(?:^|(?<=\s))(?:[\w.-]*[A-Za-z][\w.-]*|\*|[\d.]+):(?:\d{1,5}|\*):(?:[\w.-]+|\*):(?:[\w.@-]+|\*):(?P<password>[^\s:]+)(?=\s|$)")), access.password_value, ("*:",),
+    Rule("pgpass-line", CREDENTIAL, access.pgpass_lines, access.password_value,
          refuse=("db.internal:5432:app:alice:S3cure!9", "*:*:*:postgres:Tr0ub4dor&3"), store=("hostname:port:database:username:password", "*:*:*:postgres:<password>", "00:11:22:33:44:55")),
     Rule("netrc-entry", CREDENTIAL, matches(re.compile(r"(?:machine\s+\S+|default)\s+login\s+\S+\s+password\s+(?P<password>\S+)"), "machine", "default"), access.password_value, ("machine",),
          refuse=("machine api.example.com login alice password Summer7?", "machine github.com\n  login ci-bot\n  password {a40}"), store=("machine api.example.com login <user> password <token>",)),
-    Rule("credentials-by-position", CREDENTIAL, access.positional, access.positional_secret, ("*client", "*auth", "*login", "*credential", "*bind", "*connect", "*twilio"),
+    Rule("credentials-by-position", CREDENTIAL, access.positional, access.positional_secret, access.POSITIONAL_WORDS,
          refuse=('client = Client("AC{h32}", "{h32}")', 'requests.get(url, auth=("bob", "M0nkey$87?"))', "server.login('alice@example.com', 'S3cure!36')", 'HTTPBasicAuth("app", "S3cure!40?")'),
          store=("client = Client(account_sid, auth_token)", "auth=(username, password)", 'Client("https://api.example.com", "v2")', 'connect("localhost", "8080")')),
-    Rule("login-pair", CREDENTIAL, matches(re.compile(r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b(?:[:=]\s*|(?:(?![.!?]\s)[^\n:=]){1,30}[:=][ \t]+)(?P<user>[^\s/:]{1,64})[ \t]*(?:[/:]|\n)[ \t]*(?P<password>\S{4,64})", re.IGNORECASE), "login", "log", "credential", "creds", "sign"), access.strict_password, ("login", "log", "credentials", "credential", "creds", "signin", "sign"),
+    Rule("login-pair", CREDENTIAL, matches(re.compile(r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b(?:[:=]\s*|(?:(?![.!?]\s)[^\n:=]){1,30}[:=][ \t]+)(?P<user>[^\s/:]{1,64})[ \t]*(?:[/:]|\n)[ \t]*(?P<password>\S{4,64})", re.IGNORECASE), *_LOGIN_WORDS), access.strict_password, _LOGIN_WORDS,
          refuse=("Login for the router: admin / Winter2024!", "credentials for staging: admin / Tr0ub4dor&3x", "auth-user-pass credentials:\nroot\nqwerty!491?"), store=("login: alice (SSO)", "credentials: stored in vault", "credentials come from Vault doi:10.4999/2ce691ab")),
-    Rule("password-named-after", CREDENTIAL, matches(re.compile(r"""(?P<password>[^\s"'`]{6,64})["'`]?[ \t]+(?:is|was)[ \t]+(?:the|my|our|your)[ \t]+(?:[\w-]+[ \t]+)?(?:password|passphrase|passcode)s?(?![\w-])""", re.IGNORECASE)), access.strong, ("password", "passphrase", "passcode"),
+    Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: looks_strong(value), ("password", "passphrase", "passcode"),
          refuse=("P@ssw0rd2024 is the admin password",), store=("the admin password is rotated", "This is the password policy")),
     Rule("password-in-prose", CREDENTIAL, matches(re.compile(r"""(?:\buse\s+["']?(?P<a>\S+?)["']?\s+(?:to|for)\s+(?:unlock|log\s*in|login|sign\s*in|access|decrypt|open|connect|get\s+in)|\b(?:unlock|decrypt|open)\s+(?:it\s+|this\s+|that\s+|(?:the|my)\s+\w+\s+)?(?:with|using)\s+["']?(?P<b>\S+)|\b(?:log|sign)\s*(?:in|on)(?:\s+(?:as|to)\s+\S+)?\s+(?:with|using)\s+(?:[^\s:]+:)?["']?(?P<c>\S+)|\b(?:type|enter)\s+["']?(?P<d>\S+?)["']?\s+(?:when|at|as|if|in|to)\b|\bnew\s+(?:one|password|passphrase)\s*(?::|is)\s*["']?(?P<e>\S+))""", re.IGNORECASE), "use", "unlock", "decrypt", "open", "log", "sign", "type", "enter", "new"),
          lambda text, m: access.prose_password(next(g for g in m.group("a", "b", "c", "d", "e") if g).rstrip(".,;:)\"'")), ("use", "unlock", "decrypt", "log", "sign", "type", "enter", "new"),
@@ -365,11 +368,11 @@ RULES: tuple[Rule, ...] = (
     Rule("bitlocker-recovery-key", CREDENTIAL, lambda text: re.finditer(r"(?<![0-9-])\d{6}(?:-\d{6}){7}(?![0-9-])", text.value) if b"000000-000000" in text.shape else (), access.bitlocker,
          refuse=("BitLocker 013574-062458-099132-038016-086790-000011-000242-003663",), store=("BitLocker 123456-654321-111111-222222-333333-444444-555555-666667",)),
     # --- compact tokens ---------------------------------------------------------------------------
-    Rule("jwt", COMPACT_TOKEN, matches(re.compile(rf"(?<![A-Za-z0-9_-])eyJ{_SEGMENT}{{8,}}\.(?:{_SEGMENT}+\.{_SEGMENT}+|eyJ{_SEGMENT}+\.|(?:{_SEGMENT}*\.){{3}}{_SEGMENT}+)(?!{_SEGMENT})"), "eyj"), keywords=("*eyj",),
+    Rule("jwt", COMPACT_TOKEN, matches(re.compile(rf"(?<![A-Za-z0-9_-])eyJ{_SEGMENT}{{8,}}\.(?:{_SEGMENT}+\.{_SEGMENT}+|eyJ{_SEGMENT}+\.|(?:{_SEGMENT}*\.){{3}}{_SEGMENT}+)(?!{_SEGMENT})"), "eyj", inside=True), keywords=("*eyJ",), tokens=True,
          refuse=("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", "eyJ12345678.a.b", "eyJhbGciOiJIUzI1NiJ9.a.b.c", "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", "jwt=eyJhbGciOiJub25lIn0.eyJhIjoxfQ.x", "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..aXY.Y2lwaGVy.dGFn"),
          store=("eyJhbGciOiJIUzI1NiJ9.payload", "eyJ1234567.a.b", "pk.eyJ1IjoiZXhhbXBsZSJ9.{u22}", "1.2.3", "v2.10.1", "2026.07.20", "api.example.com", "mymcp.plugins.mnemosyne.memory")),
     Rule("paseto", COMPACT_TOKEN, _search(rf"(?<![A-Za-z0-9])v[1-4]\.(?:local|public)\.{_SEGMENT}{{40,}}"), keywords=("local", "public"), refuse=("v4.local.{u80}",), store=("v4.local is a PASETO purpose",)),
-    Rule("fernet", COMPACT_TOKEN, _search(rf"(?<![A-Za-z0-9])gAAAAA{_SEGMENT}{{80,}}={{0,2}}"), keywords=("*gaaaaa",), refuse=("gAAAAA{u100}==",)),
+    Rule("fernet", COMPACT_TOKEN, _search(rf"(?<![A-Za-z0-9])gAAAAA{_SEGMENT}{{80,}}={{0,2}}"), valid=_group(0), keywords=("*gAAAAA",), tokens=True, refuse=("gAAAAA{u100}==",)),
     # --- government identifiers -------------------------------------------------------------------
     Rule("passport-mrz", GOVERNMENT_ID, lambda text: re.finditer(r"(?<![A-Z0-9<])[PIACV][A-Z<][A-Z<]{3}[A-Z0-9<]{25,39}(?![A-Z0-9<])", text.value), lambda text, m: "<<" in m.group(), ("*<<",),
          refuse=("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",), store=("a << b << c",)),
@@ -380,7 +383,7 @@ RULES: tuple[Rule, ...] = (
     Rule("us-i94-number", GOVERNMENT_ID, matches(re.compile(r"i-94\b\D{0,24}?(?<!\d)(?:\d{11}|\d{9}[A-Z]\d)(?![\dA-Za-z])", re.IGNORECASE), "i-94"), keywords=("94",), refuse=("I-94 number 91934617583",), store=("form I-94 is filed online",)),
     Rule("us-uscis-receipt-number", GOVERNMENT_ID, identifiers.formatted((b"AAA0000000000",)), lambda text, number: number[:3] in _USCIS, refuse=("I-797 receipt WAC3068294106",), store=("order ABC1234567890",)),
     Rule("us-medicare-mbi", GOVERNMENT_ID, identifiers.medicare_ids, refuse=("Medicare 1EG4-TE5-MK73",), store=("model 0EG4-TE5-MK73",)),
-    Rule("labelled-identity-number", GOVERNMENT_ID, identifiers.identity_candidates, identifiers.labelled_identity, _IDENTITY_KEYWORDS,
+    Rule("labelled-identity-number", GOVERNMENT_ID, lambda text: identifiers.identity_candidates(text, _IDENTITY_SET), identifiers.labelled_identity, _IDENTITY_KEYWORDS,
          refuse=("ssn: 219099999", "SSN 123 45 6789", "passport no. C01X00T47", "SIN: 046 454 286", "身份证号码 110105194912310021", "PESEL 44051401359", "A-Number: A987654320", "DNI 57.822.628 (Argentina)", "Driver license no. 330875123"),
          store=("License MIT, copyright 2019-2024", "Read the license strategy. 331645 copies were sold.", "SSN fields must be masked in every export.")),
     # --- payment cards ----------------------------------------------------------------------------
