@@ -76,3 +76,10 @@ def diagnose_production_setup() -> list[tuple[str, str]]:
     from mymcp.plugins.mnemosyne import doctor
 
     return doctor.findings()
+
+
+def explain_content(text: str) -> tuple[int, list[str]]:
+    """Whether the plugin's content policy would refuse ``text``: an exit code and lines."""
+    from mymcp.plugins.mnemosyne import explain
+
+    return explain.explain(text)

@@ -14,33 +14,19 @@ import binascii
 import re
 from collections.abc import Iterator
 
-from mymcp.plugins.mnemosyne.memory.policy.engine import Text
+from mymcp.plugins.mnemosyne.memory.policy.engine import Finder, Text
 from mymcp.plugins.mnemosyne.memory.policy.values import (
     compact_token,
     is_placeholder,
     looks_like_password,
     looks_random,
-    looks_strong,
     prose_password,
 )
-
-__all__ = [
-    "COMMANDS",
-    "FOREIGN_WORDS",
-    "basic_credentials",
-    "matches",
-    "password_value",
-    "random_value",
-    "recovery_codes",
-    "session_cookies",
-    "totp_seeds",
-    "url_password",
-]
 
 Match = re.Match[str]
 
 
-def matches(pattern: re.Pattern[str], *anchors: str, inside: bool = False) -> object:
+def matches(pattern: re.Pattern[str], *anchors: str, inside: bool = False) -> Finder:
     """A finder: ``pattern`` matched at every place where one of ``anchors`` occurs as a word
     (or anywhere, ``inside`` words too) of the lowercase view."""
 
@@ -72,7 +58,7 @@ def random_value(text: Text, match: Match) -> bool:
     return looks_random(token, minimum=12) and not compact_token(token)
 
 
-# --- headers ---------------------------------------------------------------------------------------
+# --- headers ------------------------------------------------------------------------------
 
 
 def authorization(text: Text, match: Match) -> bool:
@@ -94,7 +80,7 @@ def basic_credentials(text: Text, match: Match) -> bool:
     return bool(colon and user and password and plain.isprintable())
 
 
-# --- URLs and files ------------------------------------------------------------------------------
+# --- URLs and files -----------------------------------------------------------------------
 
 _URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
 
@@ -112,7 +98,7 @@ def url_password(text: Text, match: Match) -> bool:
     )
 
 
-# --- command lines --------------------------------------------------------------------------------
+# --- command lines ------------------------------------------------------------------------
 
 _PLAIN = r"""[^\s'"]"""  # a character of an unquoted value
 _USER_PAIR = rf"""["']?[^\s:'"]+:(?P<password>{_PLAIN}+)"""
@@ -154,7 +140,7 @@ def command_lines(text: Text) -> Iterator[Match]:
                 yield match
 
 
-# --- SDK calls ------------------------------------------------------------------------------------
+# --- SDK calls ----------------------------------------------------------------------------
 
 # A call whose name says it authenticates, or a client, given two string literals: the
 # second is a password (an auth tuple, a login) or a token (a client's secret).
@@ -188,7 +174,7 @@ def positional_secret(text: Text, match: Match) -> bool:
     return looks_like_password(value, quoted=True, strict=True) and not is_placeholder(value)
 
 
-# --- prose ------------------------------------------------------------------------------------------
+# --- prose --------------------------------------------------------------------------------
 
 FOREIGN_WORDS = (
     "пароль", "парола", "лозинка", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
@@ -217,7 +203,7 @@ def foreign_password(text: Text, value: str) -> bool:
     return looks_like_password(value, quoted=False, strict=True)
 
 
-# --- cookies ----------------------------------------------------------------------------------------
+# --- cookies ------------------------------------------------------------------------------
 
 _COOKIE = re.compile(r"""cookie["']?[ \t]*[:=][ \t]*(?P<pairs>[^\n]{1,2000})""", re.IGNORECASE)
 _COOKIE_PAIR = re.compile(r"""[ \t]*(?P<name>[^=;,\s"']+)=(?P<value>[^;,\s"']+)[ \t]*;?""")
@@ -241,7 +227,7 @@ def cookie_value(text: Text, value: str) -> bool:
     return looks_random(value, minimum=16) and not compact_token(value)
 
 
-# --- one-time passwords and recovery codes ----------------------------------------------------------
+# --- one-time passwords and recovery codes ------------------------------------------------
 
 _BASE32_SEED = re.compile(
     r"(?<![A-Za-z0-9])(?:(?:[A-Z2-7]{4}[ -]?){3,}[A-Z2-7]{4,}|(?:[a-z2-7]{4}[ -]?){3,}[a-z2-7]{4,})"
@@ -272,7 +258,8 @@ _RECOVERY_CODE = re.compile(
 )
 # "recovery codes", then a few words at most, then ":", a line break or a blank.
 _CODES = re.compile(
-    r"(?:recovery|backup|scratch|emergency|rescue)[ \t]+(?:codes?|keys?)\b(?:[^\n:]{0,24}:|[ \t]*\n)?\s*"
+    r"(?:recovery|backup|scratch|emergency|rescue)[ \t]+(?:codes?|keys?)\b"
+    r"(?:[^\n:]{0,24}:|[ \t]*\n)?\s*"
 )
 _DATE = re.compile(r"(?:19|20)\d\d-(?:\d\d-\d\d|\d{4})")
 

@@ -37,8 +37,6 @@ from mymcp.plugins.mnemosyne.memory.policy.words import (
     TRAILING,
 )
 
-__all__ = ["KEYWORDS", "Assignment", "assignments", "is_secret"]
-
 # Stems searched inside words too: "mypassword", "AdminPass", "dbPwd", "csrftoken".
 _GLUED = ("pass", "pwd", "token", "secret", "key")
 _NAME_WORDS = frozenset(
@@ -116,7 +114,7 @@ def assignments(text: Text) -> list[Assignment]:
                     if assignment is not None:
                         found.append(assignment)
         text.cache["assignments"] = found
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 # Keys of a command-line flag (--api-key …) that name a credential; --generate-key does not.
@@ -135,19 +133,29 @@ _NETWORK_WORDS = frozenset({"wifi", "wi-fi", "wlan", "wpa", "wpa2", "wpa3", "psk
 _REFERENCE_MARKS = frozenset("{%/\\#")
 
 
-def _at(text: Text, raw_start: int) -> Assignment | None:
-    value = text.value
+def _name(value: str, raw_start: int) -> tuple[int, int] | None:
+    """Where the name that opens at ``raw_start`` is, less its dashes and dots at either end;
+    None when an ordinary word follows it ("password manager": prose)."""
     end = raw_start
     while end < len(value) and value[end] in _NAME_CHARS:
         end += 1
     word = _NEXT_WORD.match(value, end)
     if word is not None and word.group(1).islower() and word.group(1) not in _OPENS_PROSE:
-        return None  # "password manager": a name followed by an ordinary word is prose
+        return None
     start = raw_start
     while start < end and value[start] in "-.":
         start += 1
     while end > start and value[end - 1] in "-.":
         end -= 1
+    return start, end
+
+
+def _at(text: Text, raw_start: int) -> Assignment | None:
+    value = text.value
+    span = _name(value, raw_start)
+    if span is None:
+        return None
+    start, end = span
     before = value[start - 1] if start else ""
     if (
         start >= end

@@ -14,8 +14,6 @@ import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 
-__all__ = ["NATIONAL", "base58check", "ean13", "luhn", "stdnum"]
-
 Validator = Callable[[str], bool]
 
 # Each digit doubled, less 9 when that makes two digits: what Luhn adds for every second one.

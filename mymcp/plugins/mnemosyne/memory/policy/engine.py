@@ -31,8 +31,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Rule", "Table", "Text"]
-
 # A decimal digit outside ASCII ("\d" in the contract is Unicode-aware).
 _FOREIGN_DIGIT = re.compile(r"[^\D\x00-\x7f]")
 
@@ -97,7 +95,7 @@ class Text:
                 for m in (_CHUNK.finditer(stretches) if _RUN in stretches else ())
             ]
             found = self.cache["tokens"] = (spans, " ".join(self.value[a:b] for a, b in spans))
-        return found  # type: ignore[no-any-return]
+        return found
 
     def token_text(self) -> str:
         return self.tokens()[1]
@@ -220,7 +218,8 @@ def _foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str
     matches belongs to. Each alternative opens with the keyword's first such letter (the
     letters before it are checked behind), so the engine skips every character that opens
     none of them, ASCII included."""
-    branches, tails = [], {}
+    branches: list[str] = []
+    tails: dict[str, str] = {}
     for word in sorted(words, key=len, reverse=True):
         at = next(index for index, char in enumerate(word) if not char.isascii())
         behind = f"(?<={re.escape(word[: at + 1])})" if at else ""

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from mymcp.plugins.mnemosyne.memory.policy.checksums import ean13, luhn
-from mymcp.plugins.mnemosyne.memory.policy.engine import Text
+from mymcp.plugins.mnemosyne.memory.policy.engine import Finder, Text
 from mymcp.plugins.mnemosyne.memory.policy.numbers import (
     in_hex_identifier,
     label_of,
@@ -19,18 +19,6 @@ from mymcp.plugins.mnemosyne.memory.policy.numbers import (
     parts,
 )
 from mymcp.plugins.mnemosyne.memory.policy.words import BENIGN, CARD, IDENTITY
-
-__all__ = [
-    "Span",
-    "card_candidates",
-    "card_number",
-    "formatted",
-    "identity_candidates",
-    "labelled_identity",
-    "medicare_ids",
-    "ssn_candidates",
-    "valid_ssn",
-]
 
 Span = tuple[int, int]
 _BEFORE, _AFTER = 48, 24  # how far before and after a number its label stands
@@ -47,7 +35,7 @@ def _standing(text: Text, start: int, end: int) -> bool:
     return not in_hex_identifier(text, start, end)
 
 
-# --- US social security numbers (the contract's rule) ----------------------------------------------
+# --- US social security numbers (the contract's rule) -------------------------------------
 
 _ITIN_GROUPS = frozenset([*range(50, 66), *range(70, 89), *range(90, 93), *range(94, 100)])
 
@@ -74,7 +62,7 @@ def valid_ssn(text: Text, span: Span) -> bool:
     return label == IDENTITY or bool(issuable)
 
 
-# --- national numbers in their own format -------------------------------------------------------
+# --- national numbers in their own format -------------------------------------------------
 
 
 def _shapes(text: Text) -> dict[bytes, list[Span]]:
@@ -93,10 +81,10 @@ def _shapes(text: Text) -> dict[bytes, list[Span]]:
                 spans.append((start - 3, end))
             for span in spans:
                 index.setdefault(shape[span[0] : span[1]], []).append(span)
-    return index  # type: ignore[no-any-return]
+    return index
 
 
-def formatted(shapes: tuple[bytes, ...]) -> object:
+def formatted(shapes: tuple[bytes, ...]) -> Finder:
     """The finder of the numbers written in one of ``shapes``, in upper case."""
 
     def find(text: Text) -> Iterator[str]:
@@ -109,7 +97,7 @@ def formatted(shapes: tuple[bytes, ...]) -> object:
     return find
 
 
-# --- numbers a label names as an identity -----------------------------------------------------------
+# --- numbers a label names as an identity -------------------------------------------------
 
 # Dates (with a time after them or not), decimal amounts and IPv4 addresses are numbers,
 # not identifiers.
@@ -163,7 +151,7 @@ def medicare_ids(text: Text) -> Iterator[str]:
                 yield found
 
 
-# --- payment cards ---------------------------------------------------------------------------------
+# --- payment cards ------------------------------------------------------------------------
 
 # The contract's candidates, on the shape: 13 to 19 digits with at most one space or hyphen
 # after each, taken greedily from left to right.

@@ -18,16 +18,6 @@ from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS
 from mymcp.plugins.mnemosyne.memory.policy.checksums import base58check
 from mymcp.plugins.mnemosyne.memory.policy.engine import Text
 
-__all__ = [
-    "BODY_MARKERS",
-    "byte_arrays",
-    "encoded_pem",
-    "private_jwk",
-    "raw_keys",
-    "seed_phrases",
-    "wallet_import_format",
-]
-
 # The first bytes of DER private keys and OpenSSH key files, as they appear in Base64.
 BODY_MARKERS = (
     "IBAAKCAQ", "IBAAKCAg", "IBAAKBgQ",  # PKCS#1 RSA
@@ -107,7 +97,7 @@ def byte_arrays(text: Text) -> Iterator[list[int]]:
                     yield values
 
 
-# --- seed phrases ------------------------------------------------------------------------------
+# --- seed phrases -------------------------------------------------------------------------
 
 SEED_WORDS = (
     "seed seeds mnemonic phrase wallet words bip39 bip metamask trezor electrum ledger".split()

@@ -32,9 +32,6 @@ from mymcp.plugins.mnemosyne.memory.policy.words import (
     phone_label,
 )
 
-__all__ = ["Span", "in_hex_identifier", "label_of", "numbers", "parts"]
-
-
 Span = tuple[int, int]
 
 
@@ -66,10 +63,10 @@ def numbers(text: Text) -> list[Span]:
             if shape.count(b"0") >= 2
             else []
         )
-    return found  # type: ignore[no-any-return]
+    return found
 
 
-# --- labels -----------------------------------------------------------------------------------
+# --- labels -------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[^\W\d_]+")
 _BEFORE = 48
@@ -134,7 +131,7 @@ def label_of(text: Text, start: int, end: int) -> str | None:
     return found
 
 
-# --- digits that are no number --------------------------------------------------------------------
+# --- digits that are no number ------------------------------------------------------------
 
 # A UUID, or a run of 16 or more hex digits with a letter (a digest, a commit, an object ID).
 _HEX = re.compile(

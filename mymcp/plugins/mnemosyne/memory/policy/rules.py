@@ -22,10 +22,13 @@ from mymcp.plugins.mnemosyne.memory.policy.assignments import KEYWORDS as NAME_K
 from mymcp.plugins.mnemosyne.memory.policy.assignments import assignments, is_secret
 from mymcp.plugins.mnemosyne.memory.policy.checksums import NATIONAL, stdnum
 from mymcp.plugins.mnemosyne.memory.policy.engine import Rule, Table, Text
-from mymcp.plugins.mnemosyne.memory.policy.values import is_placeholder, looks_random, looks_strong
-from mymcp.plugins.mnemosyne.memory.policy.words import LABEL_INFIXES, LABELS, PHRASES, IDENTITY
-
-__all__ = ["CREDENTIAL", "TABLE"]
+from mymcp.plugins.mnemosyne.memory.policy.values import (
+    is_placeholder,
+    looks_random,
+    looks_strong,
+    prose_password,
+)
+from mymcp.plugins.mnemosyne.memory.policy.words import IDENTITY, LABEL_INFIXES, LABELS, PHRASES
 
 PRIVATE_KEY = "private_key_shape"
 CREDENTIAL = "credential_shape"
@@ -232,7 +235,7 @@ RULES: tuple[Rule, ...] = (
     _token("planetscale-token", "pscale_", "(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}", "pscale_tkn_{a43}"),
     _token("gitlab-token", "glpat- glptt- gldt- glrt- glrtr- glft- glimt- glagent- glsoat- glcbt- glffct- gloas-", _fixed("20,", _U), "glpat-{u20}"),
     _token("gitlab-runner-registration-token", "GR1348941", _fixed("20,", _U), "GR1348941{u20}"),
-    _token("npm-token", "npm_", _fixed(36), "npm_{a36}"),
+    _token("npm-token", "npm_", _fixed("36"), "npm_{a36}"),
     _token("pypi-token", "pypi-AgE", _fixed("50,", _U), "pypi-AgEIcHlwaS5vcmc{u80}"),
     _token("rubygems-key", "rubygems_", "[a-f0-9]{48}", "rubygems_{h48}"),
     _token("nuget-key", "oy2", "[a-z0-9]{43}(?![A-Za-z0-9])", "oy2{l43}"),
@@ -354,7 +357,7 @@ RULES: tuple[Rule, ...] = (
     Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: looks_strong(value), ("password", "passphrase", "passcode"),
          refuse=("P@ssw0rd2024 is the admin password",), store=("the admin password is rotated", "This is the password policy")),
     Rule("password-in-prose", CREDENTIAL, matches(re.compile(r"""(?:\buse\s+["']?(?P<a>\S+?)["']?\s+(?:to|for)\s+(?:unlock|log\s*in|login|sign\s*in|access|decrypt|open|connect|get\s+in)|\b(?:unlock|decrypt|open)\s+(?:it\s+|this\s+|that\s+|(?:the|my)\s+\w+\s+)?(?:with|using)\s+["']?(?P<b>\S+)|\b(?:log|sign)\s*(?:in|on)(?:\s+(?:as|to)\s+\S+)?\s+(?:with|using)\s+(?:[^\s:]+:)?["']?(?P<c>\S+)|\b(?:type|enter)\s+["']?(?P<d>\S+?)["']?\s+(?:when|at|as|if|in|to)\b|\bnew\s+(?:one|password|passphrase)\s*(?::|is)\s*["']?(?P<e>\S+))""", re.IGNORECASE), "use", "unlock", "decrypt", "open", "log", "sign", "type", "enter", "new"),
-         lambda text, m: access.prose_password(next(g for g in m.group("a", "b", "c", "d", "e") if g).rstrip(".,;:)\"'")), ("use", "unlock", "decrypt", "log", "sign", "type", "enter", "new"),
+         lambda text, m: prose_password(next(g for g in m.group("a", "b", "c", "d", "e") if g).rstrip(".,;:)\"'")), ("use", "unlock", "decrypt", "log", "sign", "type", "enter", "new"),
          refuse=("use Tr0ub4dor90 to log in to the admin panel", "unlock it with Kx8vQ2mZ896&", "sign in as bob with sunflower22", "Type Winter#364 when it asks for the passphrase.", "log in with jenkins:sunflower51#", "Password reset done, new one: Zq8#mX2v37?"),
          store=("use the password manager to unlock the vault", "Use 1Password to unlock the shared vault", "Log in with your SSO account", "use OAuth2 to sign in", "open it with care", "Type your passphrase when it asks")),
     Rule("foreign-password", CREDENTIAL, access.foreign_passwords, access.foreign_password, access.FOREIGN_WORDS,

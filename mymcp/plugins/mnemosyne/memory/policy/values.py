@@ -14,17 +14,6 @@ from collections import Counter
 
 from mymcp.plugins.mnemosyne.memory.policy.words import PLACEHOLDER_PIECES, PLACEHOLDERS
 
-__all__ = [
-    "PUBLIC_PREFIXES",
-    "compact_token",
-    "is_placeholder",
-    "looks_like_password",
-    "looks_random",
-    "looks_strong",
-    "object_id",
-    "prose_password",
-]
-
 # A value of one repeated character is a mask only when the character is one of these.
 _MASK_CHARACTERS = frozenset("*xX#.?_-0\u2022\u25cf\u00b7\u2219")
 _MASK = re.compile(r"[*\u2022\u25cf\u00b7\u2219#?_]{3}|[xX]{4}|\.{3}|\u2026")

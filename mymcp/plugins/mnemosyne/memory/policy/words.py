@@ -8,25 +8,7 @@
 
 from __future__ import annotations
 
-__all__ = [
-    "BENIGN",
-    "CARD",
-    "IDENTITY",
-    "LABELS",
-    "LABEL_INFIXES",
-    "PASSWORD_WORDS",
-    "PHRASES",
-    "PLACEHOLDERS",
-    "PLACEHOLDER_PIECES",
-    "PRIVATE_WORDS",
-    "SPELLED_IN_CAPITALS",
-    "TOKEN_WORDS",
-    "NOT_SECRET_QUALIFIERS",
-    "TRAILING",
-    "phone_label",
-]
-
-# --- credential names -----------------------------------------------------------------------
+# --- credential names ---------------------------------------------------------------------
 
 # The last word of a name that holds a password: any literal of four or more characters.
 PASSWORD_WORDS = frozenset(
@@ -65,7 +47,7 @@ NOT_SECRET_QUALIFIERS = frozenset(
     """.split()
 )
 
-# --- placeholders -----------------------------------------------------------------------------
+# --- placeholders -------------------------------------------------------------------------
 
 PLACEHOLDERS = frozenset(
     """
@@ -84,7 +66,7 @@ PLACEHOLDER_PIECES = (
     "changeme", "change_me", "change-me", "xxxx", "<", ">", "{{", "${", "$(", "...", "\u2026",
 )  # fmt: skip
 
-# --- labels of numbers ---------------------------------------------------------------------------
+# --- labels of numbers --------------------------------------------------------------------
 
 BENIGN = "benign"
 CARD = "card"
