@@ -60,8 +60,8 @@ def test_the_answer_never_repeats_the_text_nor_logs(
     verdict = re.fullmatch(r"refused: ([a-z_]+) \(rule ([a-z0-9-]+)\)\n", out)
     assert verdict is not None
     assert verdict[2] in {rule.id for rule in RULES}
-    secret_parts = [part for part in re.findall(r"[A-Za-z0-9]{4,}", text) if re.search(r"\d", part)]
-    assert secret_parts and all(part not in out for part in secret_parts)
+    parts = [p for p in re.findall(r"[A-Za-z0-9]{4,}", text) if len(p) >= 6 or re.search(r"\d", p)]
+    assert parts and all(part not in out for part in parts)
     assert caplog.records == []
 
 
