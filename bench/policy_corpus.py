@@ -46,7 +46,7 @@ BASE32 = string.ascii_uppercase + "234567"
 DIGITS = string.digits
 BIP39_FILE = REPO_ROOT / "mymcp/plugins/mnemosyne/memory/policy/bip39-english.txt"
 
-Family = Callable[[random.Random], str]
+Family = Callable[["Draw"], str]
 
 
 class Draw:
@@ -68,13 +68,48 @@ class Draw:
         return self.s(DIGITS, size)
 
     def user(self) -> str:
-        return self.pick("admin", "deploy", "alice", "bob", "svc_backup", "root", "jenkins", "app", "ci-bot", "maria.k")
+        return self.pick(
+            "admin",
+            "deploy",
+            "alice",
+            "bob",
+            "svc_backup",
+            "root",
+            "jenkins",
+            "app",
+            "ci-bot",
+            "maria.k",
+        )
 
     def host(self) -> str:
-        return self.pick("db.internal", "10.0.3.17", "pg-prod-1.example.net", "cache.local", "api.example.com", "mail.example.org", "nas.home.arpa")
+        return self.pick(
+            "db.internal",
+            "10.0.3.17",
+            "pg-prod-1.example.net",
+            "cache.local",
+            "api.example.com",
+            "mail.example.org",
+            "nas.home.arpa",
+        )
 
     def password(self) -> str:
-        stem = self.pick("hunter", "Tr0ub4dor", "S3cure!", "correct-Horse", "Zq8#mX2v", "letmein", "P@ssw0rd", "blue-Falcon", "qwerty!", "Summer", "Winter#", "Kx8vQ2mZ", "dragon", "M0nkey$", "sunflower")
+        stem = self.pick(
+            "hunter",
+            "Tr0ub4dor",
+            "S3cure!",
+            "correct-Horse",
+            "Zq8#mX2v",
+            "letmein",
+            "P@ssw0rd",
+            "blue-Falcon",
+            "qwerty!",
+            "Summer",
+            "Winter#",
+            "Kx8vQ2mZ",
+            "dragon",
+            "M0nkey$",
+            "sunflower",
+        )
         return stem + self.s(DIGITS, self.n(1, 4)) + self.pick("", "!", "#", "", "?", "&")
 
     def uuid(self) -> str:
@@ -210,17 +245,29 @@ def cloud_keys(d: Draw) -> str:
         lambda: assigned(d, "aws_secret_access_key", secret),
         lambda: f"The AWS key for the backup user is {access} / {secret}",
         lambda: f"aws configure set aws_session_token IQoJb3JpZ2luX2VjE{d.s(B64, 280)}",
-        lambda: f"DefaultEndpointsProtocol=https;AccountName={account};AccountKey={azure};EndpointSuffix=core.windows.net",
-        lambda: f"https://{account}.blob.core.windows.net/exports?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2026-12-31T23:59:59Z&spr=https&sig={d.s(B64, 43)}%3D",
+        lambda: (
+            f"DefaultEndpointsProtocol=https;AccountName={account};AccountKey={azure};EndpointSuffix=core.windows.net"
+        ),
+        lambda: (
+            f"https://{account}.blob.core.windows.net/exports?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2026-12-31T23:59:59Z&spr=https&sig={d.s(B64, 43)}%3D"
+        ),
         lambda: f"Azure app registration secret: {client_secret}",
         lambda: assigned(d, "azure_client_secret", client_secret),
-        lambda: f"Endpoint=sb://{account}.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={d.s(B64, 43)}=",
+        lambda: (
+            f"Endpoint=sb://{account}.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={d.s(B64, 43)}="
+        ),
         lambda: assigned(d, "google_api_key", "AIza" + d.s(B64URL, 35)),
         lambda: f"Maps key AIza{d.s(B64URL, 35)} (restricted to our domain)",
         lambda: f'"client_secret": "GOCSPX-{d.s(B64URL, 28)}"',
         lambda: f"refresh_token: 1//0{d.s(B64URL, 98)}",
         lambda: f"gcloud auth print-access-token gave ya29.{d.s(B64URL, 150)}",
-        lambda: '{"type": "service_account", "project_id": "billing-prod", "private_key_id": "' + d.s(HEX, 40) + '", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC' + d.s(B64, 60) + '\\n-----END PRIVATE KEY-----\\n"}',
+        lambda: (
+            '{"type": "service_account", "project_id": "billing-prod", "private_key_id": "'
+            + d.s(HEX, 40)
+            + '", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC'
+            + d.s(B64, 60)
+            + '\\n-----END PRIVATE KEY-----\\n"}'
+        ),
         lambda: f"Alibaba Cloud AccessKey LTAI{d.s(ALNUM, 20)} secret {d.s(ALNUM, 30)}",
         lambda: f"DIGITALOCEAN_ACCESS_TOKEN=dop_v1_{d.s(HEX, 64)}",
     )
@@ -229,7 +276,11 @@ def cloud_keys(d: Draw) -> str:
 
 def code_hosts(d: Draw) -> str:
     body = d.s(ALNUM, 30)
-    classic = d.pick("ghp_", "gho_", "ghu_", "ghs_", "ghr_") + body + _base62(zlib.crc32(body.encode()), 6)
+    classic = (
+        d.pick("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
+        + body
+        + _base62(zlib.crc32(body.encode()), 6)
+    )
     forms = (
         lambda: assigned(d, "github_token", classic),
         lambda: f"git remote set-url origin https://{classic}@github.com/acme/infra.git",
@@ -255,7 +306,7 @@ def ai_keys(d: Draw) -> str:
         lambda: assigned(d, "openai_api_key", "sk-proj-" + d.s(B64URL, 156)),
         lambda: f"my openai key sk-{d.s(ALNUM, 48)}",
         lambda: assigned(d, "anthropic_api_key", "sk-ant-api03-" + d.s(B64URL, 93) + "AA"),
-        lambda: f"client = OpenAI(api_key=\"sk-proj-{d.s(B64URL, 120)}\")",
+        lambda: f'client = OpenAI(api_key="sk-proj-{d.s(B64URL, 120)}")',
         lambda: f"HF_TOKEN=hf_{d.s(string.ascii_letters, 34)}",
         lambda: f"huggingface-cli login --token hf_{d.s(string.ascii_letters, 34)}",
         lambda: f"GROQ_API_KEY=gsk_{d.s(ALNUM, 52)}",
@@ -275,7 +326,7 @@ def ai_keys(d: Draw) -> str:
 def payment_keys(d: Draw) -> str:
     forms = (
         lambda: assigned(d, "stripe_secret_key", "sk_live_" + d.s(ALNUM, 99)),
-        lambda: f"Stripe.api_key = \"sk_live_{d.s(ALNUM, 24)}\"",
+        lambda: f'Stripe.api_key = "sk_live_{d.s(ALNUM, 24)}"',
         lambda: f"restricted key for the reporting job: rk_live_{d.s(ALNUM, 99)}",
         lambda: f"STRIPE_WEBHOOK_SECRET=whsec_{d.s(ALNUM, 32)}",
         lambda: f"square access token sq0atp-{d.s(B64URL, 22)}",
@@ -294,21 +345,33 @@ def messaging(d: Draw) -> str:
     team, channel = "T" + d.s(UPPER_ALNUM, 9), "B" + d.s(UPPER_ALNUM, 9)
     bot_user = _b64url(str(d.n(10**17, 10**19)).encode())
     forms = (
-        lambda: assigned(d, "slack_bot_token", f"xoxb-{d.digits(12)}-{d.digits(13)}-{d.s(ALNUM, 24)}"),
-        lambda: f"SLACK_USER_TOKEN=xoxp-{d.digits(12)}-{d.digits(12)}-{d.digits(13)}-{d.s(HEX, 32)}",
+        lambda: assigned(
+            d, "slack_bot_token", f"xoxb-{d.digits(12)}-{d.digits(13)}-{d.s(ALNUM, 24)}"
+        ),
+        lambda: (
+            f"SLACK_USER_TOKEN=xoxp-{d.digits(12)}-{d.digits(12)}-{d.digits(13)}-{d.s(HEX, 32)}"
+        ),
         lambda: f"app token xapp-1-A{d.s(UPPER_ALNUM, 10)}-{d.digits(13)}-{d.s(HEX, 64)}",
-        lambda: f"Alerts post to https://hooks.slack.com/services/{team}/{channel}/{d.s(ALNUM, 24)}",
+        lambda: (
+            f"Alerts post to https://hooks.slack.com/services/{team}/{channel}/{d.s(ALNUM, 24)}"
+        ),
         lambda: f"discord bot token {bot_user}.{d.s(B64URL, 6)}.{d.s(B64URL, 38)}",
-        lambda: f"DISCORD_WEBHOOK_URL=https://discord.com/api/webhooks/{d.digits(19)}/{d.s(B64URL, 68)}",
+        lambda: (
+            f"DISCORD_WEBHOOK_URL=https://discord.com/api/webhooks/{d.digits(19)}/{d.s(B64URL, 68)}"
+        ),
         lambda: f"telegram bot: {d.n(10**8, 10**10 - 1)}:AA{d.s(B64URL, 33)}",
         lambda: f"TWILIO_API_KEY=SK{d.s(HEX, 32)}\nTWILIO_API_SECRET={d.s(ALNUM, 32)}",
         lambda: f"twilio auth token is {d.s(HEX, 32)}",
         lambda: assigned(d, "sendgrid_api_key", f"SG.{d.s(B64URL, 22)}.{d.s(B64URL, 43)}"),
-        lambda: f"Teams hook https://contoso.webhook.office.com/webhookb2/{d.uuid()}@{d.uuid()}/IncomingWebhook/{d.s(HEX, 32)}/{d.uuid()}",
+        lambda: (
+            f"Teams hook https://contoso.webhook.office.com/webhookb2/{d.uuid()}@{d.uuid()}/IncomingWebhook/{d.s(HEX, 32)}/{d.uuid()}"
+        ),
         lambda: f"mailgun api key key-{d.s(HEX, 32)}",
         lambda: f"mailchimp key {d.s(HEX, 32)}-us{d.n(1, 21)}",
         lambda: f"BREVO_API_KEY=xkeysib-{d.s(HEX, 64)}-{d.s(ALNUM, 16)}",
-        lambda: f"Google Chat: https://chat.googleapis.com/v1/spaces/AAAA{d.s(B64URL, 7)}/messages?key=AIza{d.s(B64URL, 35)}&token={d.s(B64URL, 43)}%3D",
+        lambda: (
+            f"Google Chat: https://chat.googleapis.com/v1/spaces/AAAA{d.s(B64URL, 7)}/messages?key=AIza{d.s(B64URL, 35)}&token={d.s(B64URL, 43)}%3D"
+        ),
         lambda: f"postmark server token {d.uuid()}",
     )
     return note(d, d.r.choice(forms)())
@@ -340,7 +403,9 @@ def devops_tokens(d: Draw) -> str:
         lambda: f"netlify auth nfp_{d.s(ALNUM, 36)}",
         lambda: f"FLY_API_TOKEN=fo1_{d.s(B64URL, 43)}",
         lambda: assigned(d, "vercel_token", d.s(ALNUM, 24)),
-        lambda: f"curl -H 'Authorization: SSWS 00{d.s(B64URL, 40)}' https://acme.okta.com/api/v1/users",
+        lambda: (
+            f"curl -H 'Authorization: SSWS 00{d.s(B64URL, 40)}' https://acme.okta.com/api/v1/users"
+        ),
         lambda: f"glc_{d.s(B64, 60)}= is the grafana cloud token",
     )
     return note(d, d.r.choice(forms)())
@@ -354,18 +419,51 @@ def _pem(d: Draw, kind: str, lines: int = 3, footer: bool = True) -> str:
 
 def private_keys(d: Draw) -> str:
     forms = (
-        lambda: _pem(d, d.pick("RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY")),
+        lambda: _pem(
+            d,
+            d.pick(
+                "RSA PRIVATE KEY",
+                "PRIVATE KEY",
+                "EC PRIVATE KEY",
+                "DSA PRIVATE KEY",
+                "OPENSSH PRIVATE KEY",
+            ),
+        ),
         lambda: "deploy key, no footer:\n" + _pem(d, "OPENSSH PRIVATE KEY", 2, footer=False),
         lambda: _pem(d, "ENCRYPTED PRIVATE KEY"),
-        lambda: "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC," + d.s(HEX, 32).upper() + "\n\n" + "\n".join(d.s(B64, 64) for _ in range(3)),
+        lambda: (
+            "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,"
+            + d.s(HEX, 32).upper()
+            + "\n\n"
+            + "\n".join(d.s(B64, 64) for _ in range(3))
+        ),
         lambda: _pem(d, "PGP PRIVATE KEY BLOCK"),
-        lambda: "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n" + d.s(B64, 64) + "\nPrivate-Lines: 1\n" + d.s(B64, 44),
-        lambda: json.dumps({"kty": "EC", "crv": "P-256", "x": _b64url(d.r.randbytes(32)), "y": _b64url(d.r.randbytes(32)), "d": _b64url(d.r.randbytes(32))}),
-        lambda: f"key body: {d.pick('MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ', 'MIIEpAIBAAKCAQEA', 'MHcCAQEEI', 'MC4CAQAwBQYDK2VwBCIEI')}{d.s(B64, 120)}",
-        lambda: "client-key-data: " + base64.b64encode(_pem(d, "RSA PRIVATE KEY").encode()).decode(),
+        lambda: (
+            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n"
+            + d.s(B64, 64)
+            + "\nPrivate-Lines: 1\n"
+            + d.s(B64, 44)
+        ),
+        lambda: json.dumps(
+            {
+                "kty": "EC",
+                "crv": "P-256",
+                "x": _b64url(d.r.randbytes(32)),
+                "y": _b64url(d.r.randbytes(32)),
+                "d": _b64url(d.r.randbytes(32)),
+            }
+        ),
+        lambda: (
+            f"key body: {d.pick('MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ', 'MIIEpAIBAAKCAQEA', 'MHcCAQEEI', 'MC4CAQAwBQYDK2VwBCIEI')}{d.s(B64, 120)}"
+        ),
+        lambda: (
+            "client-key-data: " + base64.b64encode(_pem(d, "RSA PRIVATE KEY").encode()).decode()
+        ),
         lambda: "age secret: AGE-SECRET-KEY-1" + d.s("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
-        lambda: f"[Interface]\nPrivateKey = {base64.b64encode(d.r.randbytes(32)).decode()}\nAddress = 10.8.0.2/24",
-        lambda: "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"rsa-key\"\n" + d.s(B64, 64),
+        lambda: (
+            f"[Interface]\nPrivateKey = {base64.b64encode(d.r.randbytes(32)).decode()}\nAddress = 10.8.0.2/24"
+        ),
+        lambda: '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key"\n' + d.s(B64, 64),
         lambda: '"private_key": "-----BEGIN PRIVATE KEY-----\\n' + d.s(B64, 64) + '\\n"',
         lambda: "ssh key for the bastion:\n" + _pem(d, "OPENSSH PRIVATE KEY", 4).lower(),
         lambda: "nostr nsec1" + d.s("qpzry9x8gf2tvdw0s3jn54khce6mua7l", 58),
@@ -385,7 +483,10 @@ def wallets(d: Draw) -> str:
     forms = (
         lambda: f"MetaMask secret recovery phrase: {phrase(12)}",
         lambda: f"seed words (ledger backup): {phrase(24)}",
-        lambda: "Wallet mnemonic\n" + "\n".join(f"{i}. {w}" for i, w in enumerate(phrase(12).split(), 1)),
+        lambda: (
+            "Wallet mnemonic\n"
+            + "\n".join(f"{i}. {w}" for i, w in enumerate(phrase(12).split(), 1))
+        ),
         lambda: f"My 12 words are {phrase(12, ', ')}",
         lambda: f"recovery phrase for the trezor: {phrase(18)}",
         lambda: f"backup seed {phrase(12, ' - ')}",
@@ -398,7 +499,13 @@ def wallets(d: Draw) -> str:
         lambda: f"solana keypair (id.json): {keypair}",
         lambda: f"~/.config/solana/id.json\n{keypair}",
         lambda: f"phantom private key {_base58check(d.r.randbytes(60))[:88]}",
-        lambda: '{"address": "' + d.s(HEX, 40) + '", "crypto": {"cipher": "aes-128-ctr", "ciphertext": "' + d.s(HEX, 64) + '", "kdf": "scrypt"}}',
+        lambda: (
+            '{"address": "'
+            + d.s(HEX, 40)
+            + '", "crypto": {"cipher": "aes-128-ctr", "ciphertext": "'
+            + d.s(HEX, 64)
+            + '", "kdf": "scrypt"}}'
+        ),
     )
     return note(d, d.r.choice(forms)())
 
@@ -411,8 +518,18 @@ def _jwt(d: Draw, alg: str = "HS256", payload: dict[str, object] | None = None) 
 
 
 def compact_tokens(d: Draw) -> str:
-    unsigned = ".".join([_b64url(b'{"alg":"none"}'), _b64url(json.dumps({"sub": d.s(HEX, 8)}).encode()), ""])
-    jwe = ".".join([_b64url(b'{"alg":"dir","enc":"A256GCM"}'), "", _b64url(d.r.randbytes(12)), _b64url(d.r.randbytes(60)), _b64url(d.r.randbytes(16))])
+    unsigned = ".".join(
+        [_b64url(b'{"alg":"none"}'), _b64url(json.dumps({"sub": d.s(HEX, 8)}).encode()), ""]
+    )
+    jwe = ".".join(
+        [
+            _b64url(b'{"alg":"dir","enc":"A256GCM"}'),
+            "",
+            _b64url(d.r.randbytes(12)),
+            _b64url(d.r.randbytes(60)),
+            _b64url(d.r.randbytes(16)),
+        ]
+    )
     forms = (
         lambda: f"id token from the login: {_jwt(d)}",
         lambda: _jwt(d, "RS256", {"sub": "user-" + d.digits(6), "role": "admin"}),
@@ -424,7 +541,7 @@ def compact_tokens(d: Draw) -> str:
         lambda: f"token: {_jwt(d)}",
         lambda: f"paseto v4.local.{d.s(B64URL, 120)}",
         lambda: f"fernet token gAAAAA{d.s(B64URL, 120)}==",
-        lambda: f"curl -H \"Authorization: Bearer {_jwt(d)}\" https://api.example.com/me",
+        lambda: f'curl -H "Authorization: Bearer {_jwt(d)}" https://api.example.com/me',
     )
     return note(d, d.r.choice(forms)())
 
@@ -442,7 +559,9 @@ def headers_and_cookies(d: Draw) -> str:
         lambda: f"Authorization: Token {d.s(HEX, 40)}",
         lambda: f"-H 'X-Api-Key: {d.s(ALNUM, 32)}'",
         lambda: f"Cookie: sessionid={d.s(LOWER_ALNUM, 32)}; csrftoken={d.s(ALNUM, 32)}",
-        lambda: f"Set-Cookie: connect.sid=s%3A{d.s(B64URL, 32)}.{d.s(B64URL, 43)}; Path=/; HttpOnly",
+        lambda: (
+            f"Set-Cookie: connect.sid=s%3A{d.s(B64URL, 32)}.{d.s(B64URL, 43)}; Path=/; HttpOnly"
+        ),
         lambda: f"JSESSIONID={d.s('0123456789ABCDEF', 32)}",
         lambda: f"PHPSESSID={d.s(LOWER_ALNUM, 26)}",
         lambda: f"requests.get(url, headers={{'Authorization': 'Bearer {token}'}})",
@@ -452,7 +571,28 @@ def headers_and_cookies(d: Draw) -> str:
     return note(d, d.r.choice(forms)())
 
 
-_SECRET_NAMES = ("password", "db_password", "mysql_root_password", "smtp_password", "api_key", "api_secret", "secret_key", "client_secret", "auth_token", "access_token", "app_secret", "jwt_secret", "encryption_key", "admin_pass", "redis_password", "ldap_bind_password", "webhook_secret", "signing_secret", "master_key", "passphrase")
+_SECRET_NAMES = (
+    "password",
+    "db_password",
+    "mysql_root_password",
+    "smtp_password",
+    "api_key",
+    "api_secret",
+    "secret_key",
+    "client_secret",
+    "auth_token",
+    "access_token",
+    "app_secret",
+    "jwt_secret",
+    "encryption_key",
+    "admin_pass",
+    "redis_password",
+    "ldap_bind_password",
+    "webhook_secret",
+    "signing_secret",
+    "master_key",
+    "passphrase",
+)
 
 
 def assignments(d: Draw) -> str:
@@ -462,32 +602,36 @@ def assignments(d: Draw) -> str:
         lambda: assigned(d, name, value),
         lambda: f"define('{name.upper()}', '{value}');",
         lambda: f"$config['{name}'] = '{value}';",
-        lambda: f"${name} = \"{value}\";",
+        lambda: f'${name} = "{value}";',
         lambda: f"my ${name} = '{value}';",
-        lambda: f"config.{name} = \"{value}\"",
+        lambda: f'config.{name} = "{value}"',
         lambda: f"Rails.application.credentials.{name} = '{value}'",
-        lambda: f"{name.title().replace('_', '')}: \"{value}\",",
-        lambda: f"ds.set{name.title().replace('_', '')}(\"{value}\");",
-        lambda: f"props.put(\"{name}\", \"{value}\");",
-        lambda: f"os.environ[\"{name.upper()}\"] = \"{value}\"",
+        lambda: f'{name.title().replace("_", "")}: "{value}",',
+        lambda: f'ds.set{name.title().replace("_", "")}("{value}");',
+        lambda: f'props.put("{name}", "{value}");',
+        lambda: f'os.environ["{name.upper()}"] = "{value}"',
         lambda: f"os.environ.setdefault('{name.upper()}', '{value}')",
         lambda: f"spring.datasource.password={d.password()}",
-        lambda: f"Server=tcp:{d.host()},1433;Database=app;User ID={d.user()};Password={d.password()};Encrypt=True;",
+        lambda: (
+            f"Server=tcp:{d.host()},1433;Database=app;User ID={d.user()};Password={d.password()};Encrypt=True;"
+        ),
         lambda: f"Driver={{ODBC Driver 18}};Server={d.host()};UID={d.user()};PWD={d.password()};",
         lambda: f"jdbc:mysql://{d.host()}:3306/app?user={d.user()}&password={d.password()}",
         lambda: f"ansible_become_password: {d.password()}",
         lambda: f"kubectl create secret generic db --from-literal=password={d.password()}",
-        lambda: f'resource "aws_db_instance" "main" {{\n  username = "{d.user()}"\n  password = "{d.password()}"\n}}',
+        lambda: (
+            f'resource "aws_db_instance" "main" {{\n  username = "{d.user()}"\n  password = "{d.password()}"\n}}'
+        ),
         lambda: f"SECRET_KEY = '{d.s(ALNUM + '!@#$%^&*(-_=+)', 50)}'",
         lambda: f"set -gx {name.upper()} {value}",
-        lambda: f"setx {name.upper()} \"{value}\"",
+        lambda: f'setx {name.upper()} "{value}"',
         lambda: f"ARG {name.upper()}={value}",
         lambda: f"{name.upper()} ?= {value}",
         lambda: f"  {name}: !!str {value}",
-        lambda: f"wpa_passphrase=\"{d.password()}\"",
-        lambda: f"psk=\"{d.password()}\"",
+        lambda: f'wpa_passphrase="{d.password()}"',
+        lambda: f'psk="{d.password()}"',
         lambda: f"[client]\nuser={d.user()}\npassword={d.password()}",
-        lambda: f"<property name=\"hibernate.connection.password\">{d.password()}</property>",
+        lambda: f'<property name="hibernate.connection.password">{d.password()}</property>',
         lambda: f"{name}={value} # do not commit",
     )
     return note(d, d.r.choice(forms)())
@@ -504,18 +648,28 @@ def sdk_positional(d: Draw) -> str:
         lambda: f"session.auth = ('{d.user()}', '{d.password()}')",
         lambda: f'server.login("{d.user()}@example.com", "{d.password()}")',
         lambda: f"ftp.login('{d.user()}', '{d.password()}')",
-        lambda: f'conn = psycopg2.connect("dbname=app user={d.user()} password={d.password()} host={d.host()}")',
-        lambda: f"mysql.connector.connect(host='{d.host()}', user='{d.user()}', passwd='{d.password()}')",
+        lambda: (
+            f'conn = psycopg2.connect("dbname=app user={d.user()} password={d.password()} host={d.host()}")'
+        ),
+        lambda: (
+            f"mysql.connector.connect(host='{d.host()}', user='{d.user()}', passwd='{d.password()}')"
+        ),
         lambda: f'ssh.connect("{d.host()}", username="{d.user()}", password="{d.password()}")',
-        lambda: f"boto3.client('s3', aws_access_key_id='AKIA{d.s(UPPER_ALNUM, 16)}', aws_secret_access_key='{d.s(B64, 40)}')",
+        lambda: (
+            f"boto3.client('s3', aws_access_key_id='AKIA{d.s(UPPER_ALNUM, 16)}', aws_secret_access_key='{d.s(B64, 40)}')"
+        ),
         lambda: f"new Octokit({{ auth: '{d.s(ALNUM, 40)}' }})",
         lambda: f"Redis(host='{d.host()}', port=6379, password='{d.password()}')",
-        lambda: f"pysftp.Connection('{d.host()}', username='{d.user()}', password='{d.password()}')",
+        lambda: (
+            f"pysftp.Connection('{d.host()}', username='{d.user()}', password='{d.password()}')"
+        ),
         lambda: f'ldap.simple_bind_s("cn={d.user()},dc=example,dc=com", "{d.password()}")',
         lambda: f'Basic.auth("{d.user()}", "{d.password()}")',
         lambda: f'.credentials("{d.user()}", "{d.password()}")',
         lambda: f'mongo.connect(user="{d.user()}", pwd="{d.password()}")',
-        lambda: f'sf = Salesforce(username="{d.user()}@acme.com", password="{d.password()}", security_token="{d.s(ALNUM, 25)}")',
+        lambda: (
+            f'sf = Salesforce(username="{d.user()}@acme.com", password="{d.password()}", security_token="{d.s(ALNUM, 25)}")'
+        ),
     )
     return note(d, d.r.choice(forms)())
 
@@ -525,7 +679,9 @@ def url_credentials(d: Draw) -> str:
     forms = (
         lambda: f"postgres://{d.user()}:{password}@{d.host()}:5432/app",
         lambda: f"DATABASE_URL=postgresql://{d.user()}:{password}@{d.host()}/prod",
-        lambda: f"mongodb+srv://{d.user()}:{password}@cluster0.{d.s(LOWER_ALNUM, 5)}.mongodb.net/?retryWrites=true",
+        lambda: (
+            f"mongodb+srv://{d.user()}:{password}@cluster0.{d.s(LOWER_ALNUM, 5)}.mongodb.net/?retryWrites=true"
+        ),
         lambda: f"redis://:{password}@{d.host()}:6379/0",
         lambda: f"amqp://{d.user()}:{password}@{d.host()}:5672/",
         lambda: f"https://{d.user()}:{password}@git.example.com/acme/repo.git",
@@ -551,10 +707,16 @@ def config_files(d: Draw) -> str:
         lambda: f"machine ftp.example.org login anonymous password {password}",
         lambda: f"//npm.pkg.github.com/:_authToken={d.s(ALNUM, 40)}",
         lambda: f"_auth={base64.b64encode(f'{d.user()}:{password}'.encode()).decode()}",
-        lambda: '{"auths": {"registry.example.com": {"auth": "' + base64.b64encode(f"{d.user()}:{password}".encode()).decode() + '"}}}',
+        lambda: (
+            '{"auths": {"registry.example.com": {"auth": "'
+            + base64.b64encode(f"{d.user()}:{password}".encode()).decode()
+            + '"}}}'
+        ),
         lambda: f"https://{d.user()}:{d.s(ALNUM, 40)}@github.com",
-        lambda: f"[distutils]\nindex-servers = pypi\n[pypi]\nusername: {d.user()}\npassword: {password}",
-        lambda: f"network={{\n  ssid=\"HomeNet\"\n  psk=\"{password}\"\n}}",
+        lambda: (
+            f"[distutils]\nindex-servers = pypi\n[pypi]\nusername: {d.user()}\npassword: {password}"
+        ),
+        lambda: f'network={{\n  ssid="HomeNet"\n  psk="{password}"\n}}',
         lambda: f"auth-user-pass credentials:\n{d.user()}\n{password}",
     )
     return note(d, d.r.choice(forms)())
@@ -630,20 +792,50 @@ def mfa_secrets(d: Draw) -> str:
         lambda: f"2FA setup key: {groups}",
         lambda: f"authenticator key {groups.lower()}",
         lambda: f"TOTP secret {d.s(BASE32, 16)}",
-        lambda: f"Google Authenticator setup key: {' '.join(d.s(BASE32, 4).lower() for _ in range(8))}",
+        lambda: (
+            f"Google Authenticator setup key: {' '.join(d.s(BASE32, 4).lower() for _ in range(8))}"
+        ),
         lambda: f"MFA seed for the root account: {d.s(BASE32, 32)}",
-        lambda: f"GitHub recovery codes:\n" + "\n".join(f"{d.s(HEX, 5)}-{d.s(HEX, 5)}" for _ in range(8)),
-        lambda: f"backup codes for google: {d.digits(4)} {d.digits(4)}, {d.digits(4)} {d.digits(4)}, {d.digits(4)} {d.digits(4)}",
-        lambda: "BitLocker recovery key: " + "-".join(f"{11 * d.n(0, 65535):06d}" for _ in range(8)),
+        lambda: (
+            "GitHub recovery codes:\n"
+            + "\n".join(f"{d.s(HEX, 5)}-{d.s(HEX, 5)}" for _ in range(8))
+        ),
+        lambda: (
+            f"backup codes for google: {d.digits(4)} {d.digits(4)}, {d.digits(4)} {d.digits(4)}, {d.digits(4)} {d.digits(4)}"
+        ),
+        lambda: (
+            "BitLocker recovery key: " + "-".join(f"{11 * d.n(0, 65535):06d}" for _ in range(8))
+        ),
         lambda: f"Apple recovery key {'-'.join(d.s(UPPER_ALNUM, 4) for _ in range(7))}",
-        lambda: f"1Password secret key A3-{d.s(UPPER_ALNUM, 6)}-{d.s(UPPER_ALNUM, 6)}-{d.s(UPPER_ALNUM, 5)}-{d.s(UPPER_ALNUM, 5)}-{d.s(UPPER_ALNUM, 5)}-{d.s(UPPER_ALNUM, 5)}",
-        lambda: f"2fa recovery code: {d.s(LOWER_ALNUM, 4)}-{d.s(LOWER_ALNUM, 4)}-{d.s(LOWER_ALNUM, 4)}-{d.s(LOWER_ALNUM, 4)}",
+        lambda: (
+            f"1Password secret key A3-{d.s(UPPER_ALNUM, 6)}-{d.s(UPPER_ALNUM, 6)}-{d.s(UPPER_ALNUM, 5)}-{d.s(UPPER_ALNUM, 5)}-{d.s(UPPER_ALNUM, 5)}-{d.s(UPPER_ALNUM, 5)}"
+        ),
+        lambda: (
+            f"2fa recovery code: {d.s(LOWER_ALNUM, 4)}-{d.s(LOWER_ALNUM, 4)}-{d.s(LOWER_ALNUM, 4)}-{d.s(LOWER_ALNUM, 4)}"
+        ),
     )
     return note(d, d.r.choice(forms)())
 
 
 def _card_number(d: Draw) -> str:
-    prefix, size = d.r.choice((("4", 16), ("4", 16), ("51", 16), ("55", 16), ("2221", 16), ("34", 15), ("37", 15), ("6011", 16), ("65", 16), ("3528", 16), ("36", 14), ("62", 16), ("4", 13), ("6759", 18)))
+    prefix, size = d.r.choice(
+        (
+            ("4", 16),
+            ("4", 16),
+            ("51", 16),
+            ("55", 16),
+            ("2221", 16),
+            ("34", 15),
+            ("37", 15),
+            ("6011", 16),
+            ("65", 16),
+            ("3528", 16),
+            ("36", 14),
+            ("62", 16),
+            ("4", 13),
+            ("6759", 18),
+        )
+    )
     return d.luhn(prefix, size)
 
 
@@ -730,57 +922,109 @@ def national_ids(d: Draw) -> str:
         lambda: f"BSN {d.stdnum('nl.bsn', lambda: d.digits(9))}",
         lambda: f"burgerservicenummer: {d.stdnum('nl.bsn', lambda: d.digits(9))}",
         lambda: f"TC Kimlik No: {d.stdnum('tr.tckimlik', lambda: str(d.n(1, 9)) + d.digits(10))}",
-        lambda: f"CNP {d.stdnum('ro.cnp', lambda: d.pick('1', '2', '5', '6') + _yymmdd(d) + f'{d.n(1, 46):02d}' + d.digits(4))}",
+        lambda: (
+            f"CNP {d.stdnum('ro.cnp', lambda: d.pick('1', '2', '5', '6') + _yymmdd(d) + f'{d.n(1, 46):02d}' + d.digits(4))}"
+        ),
         lambda: f"ЕГН {d.stdnum('bg.egn', lambda: _yymmdd(d) + d.digits(4))}",
         lambda: f"OIB: {d.stdnum('hr.oib', lambda: d.digits(11))}",
-        lambda: f"isikukood {d.stdnum('ee.ik', lambda: d.pick('3', '4', '5', '6') + _yymmdd(d) + d.digits(4))}",
-        lambda: f"asmens kodas {d.stdnum('lt.asmens', lambda: d.pick('3', '4', '5', '6') + _yymmdd(d) + d.digits(4))}",
-        lambda: f"AMKA {d.stdnum('gr.amka', lambda: _yymmdd(d)[4:] + _yymmdd(d)[2:4] + _yymmdd(d)[:2] + d.digits(5))}",
+        lambda: (
+            f"isikukood {d.stdnum('ee.ik', lambda: d.pick('3', '4', '5', '6') + _yymmdd(d) + d.digits(4))}"
+        ),
+        lambda: (
+            f"asmens kodas {d.stdnum('lt.asmens', lambda: d.pick('3', '4', '5', '6') + _yymmdd(d) + d.digits(4))}"
+        ),
+        lambda: (
+            f"AMKA {d.stdnum('gr.amka', lambda: _yymmdd(d)[4:] + _yymmdd(d)[2:4] + _yymmdd(d)[:2] + d.digits(5))}"
+        ),
         lambda: f"Teudat Zehut {d.stdnum('il.idnr', lambda: d.digits(9))}",
-        lambda: f"PPS number {d.stdnum('ie.pps', lambda: d.digits(7) + d.pick(*'ABCDEFGHJKLMNPQRSTVWX'))}",
-        lambda: f"SIN: {_spaced(d.stdnum('ca.sin', lambda: d.pick(*'1234567') + d.digits(8)), (3, 3, 3), d.pick(' ', '-'))}",
+        lambda: (
+            f"PPS number {d.stdnum('ie.pps', lambda: d.digits(7) + d.pick(*'ABCDEFGHJKLMNPQRSTVWX'))}"
+        ),
+        lambda: (
+            f"SIN: {_spaced(d.stdnum('ca.sin', lambda: d.pick(*'1234567') + d.digits(8)), (3, 3, 3), d.pick(' ', '-'))}"
+        ),
         lambda: f"TFN {_spaced(d.stdnum('au.tfn', lambda: d.digits(9)), (3, 3, 3), ' ')}",
         lambda: f"IRD number {d.stdnum('nz.ird', lambda: d.digits(8))}",
         lambda: f"NHS number {_spaced(d.stdnum('gb.nhs', lambda: d.digits(10)), (3, 3, 4), ' ')}",
-        lambda: f"NI number {d.pick('AB', 'CE', 'JG', 'PR', 'WX', 'YZ')}{d.digits(6)}{d.pick(*'ABCD')}",
-        lambda: f"National Insurance: {d.pick('AB', 'JG', 'PR')} {d.digits(2)} {d.digits(2)} {d.digits(2)} {d.pick(*'ABCD')}",
-        lambda: f"Aadhaar {_spaced(d.stdnum('in_.aadhaar', lambda: str(d.n(2, 9)) + d.digits(11)), (4, 4, 4), ' ')}",
-        lambda: f"PAN card {d.stdnum('in_.pan', lambda: d.s(string.ascii_uppercase, 3) + d.pick(*'PCHFATBLJG') + d.s(string.ascii_uppercase, 1) + d.digits(4) + d.s(string.ascii_uppercase, 1))}",
-        lambda: f"身份证号码：{d.stdnum('cn.ric', lambda: d.pick('110101', '310104', '440305', '510107') + f'{d.n(1950, 2005)}{d.n(1, 12):02d}{d.n(1, 28):02d}' + d.digits(3) + d.pick(*'0123456789X'))}",
+        lambda: (
+            f"NI number {d.pick('AB', 'CE', 'JG', 'PR', 'WX', 'YZ')}{d.digits(6)}{d.pick(*'ABCD')}"
+        ),
+        lambda: (
+            f"National Insurance: {d.pick('AB', 'JG', 'PR')} {d.digits(2)} {d.digits(2)} {d.digits(2)} {d.pick(*'ABCD')}"
+        ),
+        lambda: (
+            f"Aadhaar {_spaced(d.stdnum('in_.aadhaar', lambda: str(d.n(2, 9)) + d.digits(11)), (4, 4, 4), ' ')}"
+        ),
+        lambda: (
+            f"PAN card {d.stdnum('in_.pan', lambda: d.s(string.ascii_uppercase, 3) + d.pick(*'PCHFATBLJG') + d.s(string.ascii_uppercase, 1) + d.digits(4) + d.s(string.ascii_uppercase, 1))}"
+        ),
+        lambda: (
+            f"身份证号码：{d.stdnum('cn.ric', lambda: d.pick('110101', '310104', '440305', '510107') + f'{d.n(1950, 2005)}{d.n(1, 12):02d}{d.n(1, 28):02d}' + d.digits(3) + d.pick(*'0123456789X'))}"
+        ),
         lambda: f"マイナンバー {_spaced(d.stdnum('jp.in_', lambda: d.digits(12)), (4, 4, 4), ' ')}",
-        lambda: f"주민등록번호 {d.stdnum('kr.rrn', lambda: _yymmdd(d) + d.pick('1', '2', '3', '4') + d.digits(6))[:6]}-{d.stdnum('kr.rrn', lambda: _yymmdd(d) + d.pick('1', '2', '3', '4') + d.digits(6))[6:]}",
+        lambda: (
+            f"주민등록번호 {d.stdnum('kr.rrn', lambda: _yymmdd(d) + d.pick('1', '2', '3', '4') + d.digits(6))[:6]}-{d.stdnum('kr.rrn', lambda: _yymmdd(d) + d.pick('1', '2', '3', '4') + d.digits(6))[6:]}"
+        ),
         lambda: f"RRN {_rrn(d)}",
         lambda: f"MyKad {_mykad(d)}",
-        lambda: f"Thai ID {_spaced(d.stdnum('th.pin', lambda: str(d.n(1, 8)) + d.digits(12)), (1, 4, 5, 2, 1), '-')}",
-        lambda: f"NIK {d.stdnum('id.nik', lambda: '3171' + d.digits(2) + _yymmdd(d) + d.digits(4))}",
+        lambda: (
+            f"Thai ID {_spaced(d.stdnum('th.pin', lambda: str(d.n(1, 8)) + d.digits(12)), (1, 4, 5, 2, 1), '-')}"
+        ),
+        lambda: (
+            f"NIK {d.stdnum('id.nik', lambda: '3171' + d.digits(2) + _yymmdd(d) + d.digits(4))}"
+        ),
         lambda: f"CNIC {_spaced(d.stdnum('pk.cnic', lambda: d.digits(13)), (5, 7, 1), '-')}",
-        lambda: f"CPF do cliente: {_spaced(d.stdnum('br.cpf', lambda: d.digits(11)), (3, 3, 3, 2), '..-')}",
-        lambda: f"CURP: {d.stdnum('mx.curp', lambda: d.s(string.ascii_uppercase, 4) + _yymmdd(d) + d.pick('H', 'M') + d.pick('DF', 'JC', 'NL', 'MC') + d.s('BCDFGHJKLMNPQRSTVWXZ', 3) + d.pick('0', 'A') + d.digits(1))}",
-        lambda: f"CUIT {_spaced(d.stdnum('ar.cuit', lambda: d.pick('20', '23', '27') + d.digits(9)), (2, 8, 1), '-')}",
+        lambda: (
+            f"CPF do cliente: {_spaced(d.stdnum('br.cpf', lambda: d.digits(11)), (3, 3, 3, 2), '..-')}"
+        ),
+        lambda: (
+            f"CURP: {d.stdnum('mx.curp', lambda: d.s(string.ascii_uppercase, 4) + _yymmdd(d) + d.pick('H', 'M') + d.pick('DF', 'JC', 'NL', 'MC') + d.s('BCDFGHJKLMNPQRSTVWXZ', 3) + d.pick('0', 'A') + d.digits(1))}"
+        ),
+        lambda: (
+            f"CUIT {_spaced(d.stdnum('ar.cuit', lambda: d.pick('20', '23', '27') + d.digits(9)), (2, 8, 1), '-')}"
+        ),
         lambda: f"DNI {d.digits(2)}.{d.digits(3)}.{d.digits(3)} (Argentina)",
         lambda: f"RUT {_rut(d)}",
         lambda: f"cédula de ciudadanía {d.n(1, 1999):,}".replace(",", ".") + f".{d.digits(3)}",
-        lambda: f"DNI {d.stdnum('es.dni', lambda: d.digits(8) + d.pick(*'TRWAGMYFPDXBNJZSQVHLCKE'))}",
-        lambda: f"NIE {d.stdnum('es.nie', lambda: d.pick('X', 'Y', 'Z') + d.digits(7) + d.pick(*'TRWAGMYFPDXBNJZSQVHLCKE'))}",
+        lambda: (
+            f"DNI {d.stdnum('es.dni', lambda: d.digits(8) + d.pick(*'TRWAGMYFPDXBNJZSQVHLCKE'))}"
+        ),
+        lambda: (
+            f"NIE {d.stdnum('es.nie', lambda: d.pick('X', 'Y', 'Z') + d.digits(7) + d.pick(*'TRWAGMYFPDXBNJZSQVHLCKE'))}"
+        ),
         lambda: f"NIF {d.stdnum('pt.nif', lambda: d.pick('1', '2') + d.digits(8))}",
         lambda: f"numéro de sécurité sociale : {_nir(d)}",
         lambda: f"Codice fiscale: {_codice_fiscale(d)}",
         lambda: f"Steuer-ID {d.stdnum('de.idnr', lambda: str(d.n(1, 9)) + d.digits(10))}",
         lambda: f"Personalausweis-Nr. L{d.s('CFGHJKLMNPRTVWXYZ0123456789', 8)}",
-        lambda: f"numéro national {_spaced(d.stdnum('be.nn', lambda: _yymmdd(d) + d.digits(5)), (2, 2, 2, 3, 2), '..-.')}",
-        lambda: f"AHV-Nr. {_spaced(d.stdnum('ch.ssn', lambda: '756' + d.digits(10)), (3, 4, 4, 2), '.')}",
-        lambda: f"SV-Nummer {d.stdnum('at.vnr', lambda: d.digits(4) + _yymmdd(d)[4:] + _yymmdd(d)[2:4] + _yymmdd(d)[:2])}",
+        lambda: (
+            f"numéro national {_spaced(d.stdnum('be.nn', lambda: _yymmdd(d) + d.digits(5)), (2, 2, 2, 3, 2), '..-.')}"
+        ),
+        lambda: (
+            f"AHV-Nr. {_spaced(d.stdnum('ch.ssn', lambda: '756' + d.digits(10)), (3, 4, 4, 2), '.')}"
+        ),
+        lambda: (
+            f"SV-Nummer {d.stdnum('at.vnr', lambda: d.digits(4) + _yymmdd(d)[4:] + _yymmdd(d)[2:4] + _yymmdd(d)[:2])}"
+        ),
         lambda: f"rodné číslo {_czech(d)}",
         lambda: f"Personnummer {_personnummer(d)}",
         lambda: f"fødselsnummer {d.stdnum('no.fodselsnummer', lambda: _ddmmyy(d) + d.digits(5))}",
-        lambda: f"CPR-nummer {d.stdnum('dk.cpr', lambda: _ddmmyy(d) + d.digits(4))[:6]}-{d.digits(4)}",
+        lambda: (
+            f"CPR-nummer {d.stdnum('dk.cpr', lambda: _ddmmyy(d) + d.digits(4))[:6]}-{d.digits(4)}"
+        ),
         lambda: f"henkilötunnus {_hetu(d)}",
-        lambda: f"kennitala {d.stdnum('is_.kennitala', lambda: _ddmmyy(d) + d.digits(2) + d.digits(1) + d.pick('9', '0'))}",
-        lambda: f"South African ID {d.stdnum('za.idnr', lambda: _yymmdd(d) + d.digits(4) + d.pick('0', '1') + '8' + d.digits(1))}",
+        lambda: (
+            f"kennitala {d.stdnum('is_.kennitala', lambda: _ddmmyy(d) + d.digits(2) + d.digits(1) + d.pick('9', '0'))}"
+        ),
+        lambda: (
+            f"South African ID {d.stdnum('za.idnr', lambda: _yymmdd(d) + d.digits(4) + d.pick('0', '1') + '8' + d.digits(1))}"
+        ),
         lambda: f"Emirates ID 784-{d.n(1960, 2005)}-{d.digits(7)}-{d.digits(1)}",
         lambda: f"Iqama number {d.pick('1', '2')}{d.digits(9)}",
         lambda: f"NIN {d.digits(11)} (Nigeria)",
-        lambda: f"EMŠO {d.stdnum('si.emso', lambda: _ddmmyy(d)[:4] + str(d.n(1945, 2005))[1:] + '50' + d.digits(4))}",
+        lambda: (
+            f"EMŠO {d.stdnum('si.emso', lambda: _ddmmyy(d)[:4] + str(d.n(1945, 2005))[1:] + '50' + d.digits(4))}"
+        ),
         lambda: f"NRIC {_nric(d)}",
         lambda: f"HKID {_hkid(d)}",
         lambda: f"national ID number {d.digits(10)}",
@@ -795,7 +1039,9 @@ def immigration(d: Draw) -> str:
     forms = (
         lambda: f"A-Number: A{d.digits(9)}",
         lambda: f"alien registration number {d.digits(3)}-{d.digits(3)}-{d.digits(3)}",
-        lambda: f"USCIS receipt number {d.pick('EAC', 'WAC', 'LIN', 'SRC', 'MSC', 'NBC', 'IOE', 'YSC')}{d.digits(10)}",
+        lambda: (
+            f"USCIS receipt number {d.pick('EAC', 'WAC', 'LIN', 'SRC', 'MSC', 'NBC', 'IOE', 'YSC')}{d.digits(10)}"
+        ),
         lambda: f"I-797 receipt {d.pick('EAC', 'WAC', 'IOE')}{d.digits(10)}",
         lambda: f"I-94 number {d.digits(11)}",
         lambda: f"green card number {d.pick('SRC', 'LIN', 'EAC')}{d.digits(10)}",
@@ -806,7 +1052,9 @@ def immigration(d: Draw) -> str:
         lambda: f"Aufenthaltstitel Nr. {d.pick('Y', 'Z')}{d.s('CFGHJKLMNPRTVWXYZ0123456789', 8)}",
         lambda: f"titre de séjour n° {d.digits(10)}",
         lambda: f"residence permit number {d.s(string.ascii_uppercase, 2)}{d.digits(7)}",
-        lambda: f"P<UTO{d.s(string.ascii_uppercase, 8)}<<{d.s(string.ascii_uppercase, 5)}<<<<<<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        lambda: (
+            f"P<UTO{d.s(string.ascii_uppercase, 8)}<<{d.s(string.ascii_uppercase, 5)}<<<<<<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10"
+        ),
         lambda: f"visa number {d.digits(8)} (US visa foil)",
         lambda: f"EAD card number {d.pick('IOE', 'SRC')}{d.digits(10)}",
     )
@@ -846,23 +1094,81 @@ def _rut(d: Draw) -> str:
 
 def _nir(d: Draw) -> str:
     year, month, _ = d.date()
-    body = f"{d.pick('1', '2')}{year % 100:02d}{month:02d}{d.n(1, 95):02d}{d.digits(3)}{d.digits(3)}"
+    body = (
+        f"{d.pick('1', '2')}{year % 100:02d}{month:02d}{d.n(1, 95):02d}{d.digits(3)}{d.digits(3)}"
+    )
     check = 97 - int(body) % 97
     value = body + f"{check:02d}"
     return _spaced(value, (1, 2, 2, 2, 3, 3, 2), " ")
 
 
-_CF_ODD = dict(zip("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", (1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23), strict=True))
+_CF_ODD = dict(
+    zip(
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        (
+            1,
+            0,
+            5,
+            7,
+            9,
+            13,
+            15,
+            17,
+            19,
+            21,
+            1,
+            0,
+            5,
+            7,
+            9,
+            13,
+            15,
+            17,
+            19,
+            21,
+            2,
+            4,
+            18,
+            20,
+            11,
+            3,
+            6,
+            8,
+            12,
+            14,
+            16,
+            10,
+            22,
+            25,
+            24,
+            23,
+        ),
+        strict=True,
+    )
+)
 
 
 def _codice_fiscale(d: Draw) -> str:
-    body = d.s("BCDFGHLMNPRSTVZ", 6) + f"{d.n(0, 99):02d}" + d.pick(*"ABCDEHLMPRST") + f"{d.n(1, 28) + d.pick(0, 40):02d}" + d.pick(*"ABCDEFGHILM") + d.digits(3)
-    total = sum(_CF_ODD[c] if i % 2 == 0 else (int(c) if c.isdigit() else ord(c) - 65) for i, c in enumerate(body))
+    body = (
+        d.s("BCDFGHLMNPRSTVZ", 6)
+        + f"{d.n(0, 99):02d}"
+        + d.pick(*"ABCDEHLMPRST")
+        + f"{d.n(1, 28) + d.r.choice((0, 40)):02d}"
+        + d.pick(*"ABCDEFGHILM")
+        + d.digits(3)
+    )
+    total = sum(
+        _CF_ODD[c] if i % 2 == 0 else (int(c) if c.isdigit() else ord(c) - 65)
+        for i, c in enumerate(body)
+    )
     return body + chr(65 + total % 26)
 
 
 def _czech(d: Draw) -> str:
-    value = d.stdnum("cz.rc", lambda: f"{d.n(54, 99):02d}{d.n(1, 12) + d.pick(0, 50):02d}{d.n(1, 28):02d}{d.digits(4)}")
+    value = d.stdnum(
+        "cz.rc",
+        lambda: f"{d.n(54, 99):02d}{d.n(1, 12) + d.r.choice((0, 50)):02d}{d.n(1, 28):02d}{d.digits(4)}",
+    )
     return f"{value[:6]}/{value[6:]}"
 
 
@@ -872,20 +1178,31 @@ def _personnummer(d: Draw) -> str:
 
 
 def _hetu(d: Draw) -> str:
-    return d.stdnum("fi.hetu", lambda: f"{_ddmmyy(d)}{d.pick('-', 'A')}{d.n(2, 899):03d}{d.pick(*'0123456789ABCDEFHJKLMNPRSTUVWXY')}")
+    return d.stdnum(
+        "fi.hetu",
+        lambda: (
+            f"{_ddmmyy(d)}{d.pick('-', 'A')}{d.n(2, 899):03d}{d.pick(*'0123456789ABCDEFHJKLMNPRSTUVWXY')}"
+        ),
+    )
 
 
 def _nric(d: Draw) -> str:
     prefix = d.pick("S", "T")
     digits = d.digits(7)
-    total = sum(int(c) * w for c, w in zip(digits, (2, 7, 6, 5, 4, 3, 2), strict=True)) + (4 if prefix == "T" else 0)
+    total = sum(int(c) * w for c, w in zip(digits, (2, 7, 6, 5, 4, 3, 2), strict=True)) + (
+        4 if prefix == "T" else 0
+    )
     return prefix + digits + "JZIHGFEDCBA"[total % 11]
 
 
 def _hkid(d: Draw) -> str:
     letter = d.pick(*string.ascii_uppercase)
     digits = d.digits(6)
-    total = 36 * 9 + (ord(letter) - 55) * 8 + sum(int(c) * w for c, w in zip(digits, (7, 6, 5, 4, 3, 2), strict=True))
+    total = (
+        36 * 9
+        + (ord(letter) - 55) * 8
+        + sum(int(c) * w for c, w in zip(digits, (7, 6, 5, 4, 3, 2), strict=True))
+    )
     check = (11 - total % 11) % 11
     return f"{letter}{digits}({'A' if check == 10 else check})"
 
@@ -995,7 +1312,7 @@ def placeholders(d: Draw) -> str:
         "sk_live_xxxxxxxxxxxxxxxxxxxxxxxx",
         "ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
         "client = Client(account_sid, auth_token)",
-        'auth=(username, password)',
+        "auth=(username, password)",
         "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
         "machine api.example.com login <user> password <token>",
         "hostname:port:database:username:password",
@@ -1026,7 +1343,7 @@ def object_ids(d: Draw) -> str:
         lambda: f"instance i-{d.s(HEX, 17)} in subnet-{d.s(HEX, 17)}",
         lambda: f"arn:aws:iam::{d.digits(12)}:role/{d.s(LOWER, 8)}",
         lambda: f"AWS role AROA{d.s(UPPER_ALNUM, 16)} and user AIDA{d.s(UPPER_ALNUM, 16)}",
-        lambda: f"MongoDB ObjectId(\"{d.s(HEX, 24)}\")",
+        lambda: f'MongoDB ObjectId("{d.s(HEX, 24)}")',
         lambda: f"YouTube video https://youtu.be/{d.s(B64URL, 11)}",
         lambda: f"Drive file https://drive.google.com/file/d/1{d.s(B64URL, 32)}/view",
         lambda: f"OpenAI completion id chatcmpl-{d.s(ALNUM, 29)}",
@@ -1036,8 +1353,10 @@ def object_ids(d: Draw) -> str:
         lambda: f"Sentry event {d.s(HEX, 32)}",
         lambda: f"x-request-id: {d.uuid()}",
         lambda: f"Shopify gid://shopify/Order/{d.digits(13)}",
-        lambda: f"Firebase project {d.s(LOWER, 6)}-{d.digits(5)}, app id 1:{d.digits(12)}:web:{d.s(HEX, 22)}",
-        lambda: f"S3 ETag \"{d.s(HEX, 32)}\"",
+        lambda: (
+            f"Firebase project {d.s(LOWER, 6)}-{d.digits(5)}, app id 1:{d.digits(12)}:web:{d.s(HEX, 22)}"
+        ),
+        lambda: f'S3 ETag "{d.s(HEX, 32)}"',
         lambda: f"Google Analytics G-{d.s(UPPER_ALNUM, 10)}",
         lambda: f"PayPal transaction {d.s(UPPER_ALNUM, 17)}",
         lambda: f"Intercom conversation {d.digits(12)}",
@@ -1062,9 +1381,15 @@ def identifiers_and_digests(d: Draw) -> str:
         lambda: f"trace_id={d.s(HEX, 32)} span_id={d.s(HEX, 16)}",
         lambda: f"IPFS CID Qm{d.s(BASE58, 44)}",
         lambda: f"data:image/png;base64,iVBORw0KGgo{d.s(B64, 60)}",
-        lambda: "The payload was " + base64.b64encode(d.pick("hello world", "meeting notes", '{"ok": true}').encode()).decode() + " (base64)",
+        lambda: (
+            "The payload was "
+            + base64.b64encode(
+                d.pick("hello world", "meeting notes", '{"ok": true}').encode()
+            ).decode()
+            + " (base64)"
+        ),
         lambda: f"cursor: {_b64url(json.dumps({'offset': d.n(0, 999)}).encode())}",
-        lambda: f"ETag W/\"{d.s(HEX, 16)}\"",
+        lambda: f'ETag W/"{d.s(HEX, 16)}"',
         lambda: f"build cache key linux-node-{d.s(HEX, 64)}",
         lambda: f"bcrypt hash $2b$12${d.s(B64.replace('+', '.'), 53)}",
         lambda: f"GPG key ID 0x{d.s(HEX, 16).upper()}",
@@ -1075,11 +1400,15 @@ def identifiers_and_digests(d: Draw) -> str:
         lambda: f"xpub6{d.s(BASE58, 106)}",
         lambda: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + d.s(B64, 43) + " alice@laptop",
         lambda: _pem(d, d.pick("PUBLIC KEY", "CERTIFICATE", "PGP PUBLIC KEY BLOCK")),
-        lambda: json.dumps({"kty": "RSA", "n": _b64url(d.r.randbytes(256)), "e": "AQAB", "kid": d.s(HEX, 8)}),
+        lambda: json.dumps(
+            {"kty": "RSA", "n": _b64url(d.r.randbytes(256)), "e": "AQAB", "kid": d.s(HEX, 8)}
+        ),
         lambda: f"STRIPE_PUBLISHABLE_KEY=pk_live_{d.s(ALNUM, 99)}",
         lambda: f"mapbox public token pk.eyJ1Ijoi{d.s(B64URL, 40)}.{d.s(B64URL, 22)}",
         lambda: f"sentry DSN https://{d.s(HEX, 32)}@o{d.digits(6)}.ingest.sentry.io/{d.digits(7)}",
-        lambda: f"Google OAuth client id {d.digits(12)}-{d.s(LOWER_ALNUM, 32)}.apps.googleusercontent.com",
+        lambda: (
+            f"Google OAuth client id {d.digits(12)}-{d.s(LOWER_ALNUM, 32)}.apps.googleusercontent.com"
+        ),
         lambda: f"Algolia app id {d.s(UPPER_ALNUM, 10)}, search-only key is public",
         lambda: f"session id in the log: sess-{d.digits(6)} (debug only)",
     )
@@ -1088,10 +1417,16 @@ def identifiers_and_digests(d: Draw) -> str:
 
 def numbers(d: Draw) -> str:
     forms = (
-        lambda: f"Meeting moved to {d.n(2024, 2027)}-{d.n(1, 12):02d}-{d.n(1, 28):02d} at {d.n(8, 18)}:{d.pick('00', '30')}",
+        lambda: (
+            f"Meeting moved to {d.n(2024, 2027)}-{d.n(1, 12):02d}-{d.n(1, 28):02d} at {d.n(8, 18)}:{d.pick('00', '30')}"
+        ),
         lambda: f"deadline {d.n(1, 28):02d}/{d.n(1, 12):02d}/{d.n(2024, 2027)}",
-        lambda: f"logged at 2026-{d.n(1, 12):02d}-{d.n(1, 28):02d}T{d.n(0, 23):02d}:{d.n(0, 59):02d}:{d.n(0, 59):02d}.{d.digits(3)}Z",
-        lambda: f"epoch {d.n(1_600_000_000, 1_800_000_000)} / ms {d.n(1_600_000_000_000, 1_800_000_000_000)}",
+        lambda: (
+            f"logged at 2026-{d.n(1, 12):02d}-{d.n(1, 28):02d}T{d.n(0, 23):02d}:{d.n(0, 59):02d}:{d.n(0, 59):02d}.{d.digits(3)}Z"
+        ),
+        lambda: (
+            f"epoch {d.n(1_600_000_000, 1_800_000_000)} / ms {d.n(1_600_000_000_000, 1_800_000_000_000)}"
+        ),
         lambda: f"Budget {d.n(10, 999)},{d.digits(3)}.{d.digits(2)} USD",
         lambda: f"Invoice total: €{d.n(1, 99)},{d.digits(3)}.{d.digits(2)} (VAT 19%)",
         lambda: f"latency p99 {d.n(1, 999)} ms, throughput {d.n(1000, 99999)} req/s",
@@ -1099,19 +1434,27 @@ def numbers(d: Draw) -> str:
         lambda: f"{d.n(10**12, 10**13)} bytes transferred",
         lambda: f"coordinates 48.{d.digits(6)}, 11.{d.digits(6)}",
         lambda: f"Version {d.n(1, 30)}.{d.n(0, 99)}.{d.n(0, 999)}-build.{d.digits(9)}",
-        lambda: f"python {d.n(3, 3)}.{d.n(8, 13)}.{d.n(0, 20)}, node {d.n(16, 22)}.{d.n(0, 20)}.{d.n(0, 9)}",
+        lambda: (
+            f"python {d.n(3, 3)}.{d.n(8, 13)}.{d.n(0, 20)}, node {d.n(16, 22)}.{d.n(0, 20)}.{d.n(0, 9)}"
+        ),
         lambda: f"Chrome {d.n(90, 140)}.0.{d.n(4000, 7000)}.{d.n(0, 200)}",
-        lambda: f"Allow {d.n(1, 223)}.{d.n(0, 255)}.{d.n(0, 255)}.{d.n(0, 255)}/32 in the security group",
+        lambda: (
+            f"Allow {d.n(1, 223)}.{d.n(0, 255)}.{d.n(0, 255)}.{d.n(0, 255)}/32 in the security group"
+        ),
         lambda: f"IPv6 2001:db8:{d.s(HEX, 4)}::{d.s(HEX, 4)}",
         lambda: f"MAC {':'.join(d.s(HEX, 2) for _ in range(6)).upper()}",
         lambda: f"{d.n(1, 64)} GiB RAM, {d.n(1, 99)}% CPU, {d.n(1, 9)}.{d.digits(1)} TB disk",
         lambda: f"Ports: {d.n(1000, 9000)}, {d.n(1000, 9000)}, {d.n(1000, 9000)}-{d.n(9000, 9999)}",
         lambda: f"CSV row: {d.n(1, 999)},{d.n(1, 99999)},{d.digits(8)},{d.n(1, 9)}.{d.digits(2)}",
-        lambda: f"pi ≈ 3.14159265358979, e ≈ 2.71828182845904",
-        lambda: f"{d.n(1, 28)}.{d.n(1, 12)}.{d.n(2020, 2027)} um {d.n(8, 18)}:{d.pick('00', '15', '30')} Uhr",
+        lambda: "pi ≈ 3.14159265358979, e ≈ 2.71828182845904",
+        lambda: (
+            f"{d.n(1, 28)}.{d.n(1, 12)}.{d.n(2020, 2027)} um {d.n(8, 18)}:{d.pick('00', '15', '30')} Uhr"
+        ),
         lambda: f"Build #{d.n(1000, 99999)} took {d.n(1, 9)}m {d.n(1, 59)}s",
         lambda: f"Grafana dashboard {d.n(1000, 99999)}, panel {d.n(1, 40)}",
-        lambda: f"{d.n(100, 999)} {d.n(100, 999)} {d.n(1000, 9999)} {d.n(1000, 9999)} are the four counters",
+        lambda: (
+            f"{d.n(100, 999)} {d.n(100, 999)} {d.n(1000, 9999)} {d.n(1000, 9999)} are the four counters"
+        ),
         lambda: f"scores: {', '.join(str(d.n(0, 100)) for _ in range(8))}",
         lambda: f"timings {' '.join(str(d.n(10, 9999)) for _ in range(6))} ms",
     )
@@ -1161,8 +1504,12 @@ def catalogue_and_commerce(d: Draw) -> str:
         lambda: f"Invoice INV-{d.n(2020, 2030)}-{d.digits(6)} for 1,240.00 EUR",
         lambda: f"PO {d.digits(10)} approved",
         lambda: f"Tracking: 1Z999AA1{d.digits(10)}",
-        lambda: f"booking ref {d.s(string.ascii_uppercase + '23456789', 6)}, flight LH{d.n(100, 999)}",
-        lambda: f"IBAN DE{d.digits(2)} {d.digits(4)} {d.digits(4)} {d.digits(4)} {d.digits(4)} {d.digits(2)}",
+        lambda: (
+            f"booking ref {d.s(string.ascii_uppercase + '23456789', 6)}, flight LH{d.n(100, 999)}"
+        ),
+        lambda: (
+            f"IBAN DE{d.digits(2)} {d.digits(4)} {d.digits(4)} {d.digits(4)} {d.digits(4)} {d.digits(2)}"
+        ),
         lambda: f"BIC COBADEFFXXX, account {d.digits(10)}",
         lambda: f"routing {d.digits(9)}, account ending {d.digits(4)}",
         lambda: f"Receipt {d.digits(4)}-{d.digits(4)}-{d.digits(4)}",
@@ -1176,7 +1523,9 @@ def catalogue_and_commerce(d: Draw) -> str:
         lambda: f"Case number {d.n(2020, 2026)}-CV-{d.digits(5)}",
         lambda: f"Gift card balance ${d.n(5, 200)}",
         lambda: f"Card ending in {d.digits(4)}",
-        lambda: f"Lot {d.n(2020, 2026)}-{d.digits(2)}-B, batch {d.digits(3)}-{d.digits(2)}-{d.digits(4)}",
+        lambda: (
+            f"Lot {d.n(2020, 2026)}-{d.digits(2)}-B, batch {d.digits(3)}-{d.digits(2)}-{d.digits(4)}"
+        ),
         lambda: f"Loyalty card number {d.digits(12)}",
         lambda: f"GTIN {d.luhn('0001', 14)}",
         lambda: f"Policy number {d.s(string.ascii_uppercase, 3)}-{d.digits(9)}",
@@ -1237,8 +1586,8 @@ def code_and_config(d: Draw) -> str:
         "sort_key: created_at",
         "ALTER TABLE users ADD COLUMN password_changed_at timestamptz;",
         "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'app.settings')",
-        "props.put(\"timeout\", \"30\");",
-        "ds.setUrl(\"jdbc:postgresql://db/app\");",
+        'props.put("timeout", "30");',
+        'ds.setUrl("jdbc:postgresql://db/app");',
         "Rails.application.credentials.dig(:aws, :access_key_id)",
         "secretName: tls-cert",
         "kubectl get secret db -o yaml",
@@ -1252,12 +1601,22 @@ def code_and_config(d: Draw) -> str:
 def logs_and_markup(d: Draw) -> str:
     ip = ".".join(str(d.n(1, 254)) for _ in range(4))
     forms = (
-        lambda: f'{ip} - - [10/Oct/2026:13:55:{d.n(10, 59)} +0000] "GET /api/v1/items?page={d.n(1, 99)} HTTP/1.1" 200 {d.n(100, 99999)}',
-        lambda: f'{ip} - - [11/Oct/2026:08:01:02 +0000] "POST /login HTTP/2" 302 0 "-" "Mozilla/5.0"',
-        lambda: f"2026-10-10T13:55:36Z INFO request_id={d.s(HEX, 16)} method=GET path=/health status=200 duration_ms={d.n(1, 300)}",
-        lambda: f"WARN token refresh failed for user_id={d.n(1, 99999)} (retrying in {d.n(1, 30)}s)",
+        lambda: (
+            f'{ip} - - [10/Oct/2026:13:55:{d.n(10, 59)} +0000] "GET /api/v1/items?page={d.n(1, 99)} HTTP/1.1" 200 {d.n(100, 99999)}'
+        ),
+        lambda: (
+            f'{ip} - - [11/Oct/2026:08:01:02 +0000] "POST /login HTTP/2" 302 0 "-" "Mozilla/5.0"'
+        ),
+        lambda: (
+            f"2026-10-10T13:55:36Z INFO request_id={d.s(HEX, 16)} method=GET path=/health status=200 duration_ms={d.n(1, 300)}"
+        ),
+        lambda: (
+            f"WARN token refresh failed for user_id={d.n(1, 99999)} (retrying in {d.n(1, 30)}s)"
+        ),
         lambda: f"ERROR auth: invalid password for user {d.user()} from {ip}",
-        lambda: f"kernel: [{d.n(1, 99999)}.{d.digits(6)}] usb 1-{d.n(1, 4)}: new high-speed USB device number {d.n(1, 30)}",
+        lambda: (
+            f"kernel: [{d.n(1, 99999)}.{d.digits(6)}] usb 1-{d.n(1, 4)}: new high-speed USB device number {d.n(1, 30)}"
+        ),
         lambda: "# Release checklist\n\n- [x] bump version\n- [ ] tag `v1.4.0`\n- [ ] announce",
         lambda: "| env | url |\n|---|---|\n| staging | https://staging.example.com |",
         lambda: "**Decision:** keep tokens short-lived; see [ADR-12](docs/adr/0012.md).",
@@ -1323,7 +1682,9 @@ BENIGN: dict[str, Family] = {
 PER_FAMILY = 60
 
 
-def draw(seed: int, per_family: int = PER_FAMILY) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def draw(
+    seed: int, per_family: int = PER_FAMILY
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The sensitive and the benign texts of one draw, family by family."""
     d = Draw(seed)
     sensitive = {name: [make(d) for _ in range(per_family)] for name, make in SENSITIVE.items()}
@@ -1331,7 +1692,9 @@ def draw(seed: int, per_family: int = PER_FAMILY) -> tuple[dict[str, list[str]],
     return sensitive, benign
 
 
-def _rows(corpus: dict[str, list[str]], refuses: Callable[[str], bool], misses: int, want: bool) -> tuple[int, int]:
+def _rows(
+    corpus: dict[str, list[str]], refuses: Callable[[str], bool], misses: int, want: bool
+) -> tuple[int, int]:
     refused_total = total = 0
     for name, texts in corpus.items():
         outcomes = [refuses(text) for text in texts]
@@ -1349,8 +1712,15 @@ def _rows(corpus: dict[str, list[str]], refuses: Callable[[str], bool], misses: 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1, help="the draw (default 1)")
-    parser.add_argument("--per-family", type=int, default=PER_FAMILY, help=f"texts per family (default {PER_FAMILY})")
-    parser.add_argument("--misses", type=int, default=0, help="texts per family that went the wrong way to print")
+    parser.add_argument(
+        "--per-family",
+        type=int,
+        default=PER_FAMILY,
+        help=f"texts per family (default {PER_FAMILY})",
+    )
+    parser.add_argument(
+        "--misses", type=int, default=0, help="texts per family that went the wrong way to print"
+    )
     options = parser.parse_args()
     from mymcp.plugins.mnemosyne.memory.policy import first_violation
 

@@ -34,7 +34,7 @@ def test_a_refused_text_gets_its_reason_and_rule_and_exit_1(
 def test_a_stored_text_exits_0(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert explain(monkeypatch, "Prefers green tea in the morning.\n".encode()) == 0
+    assert explain(monkeypatch, b"Prefers green tea in the morning.\n") == 0
     assert capsys.readouterr().out == "stored: no rule of the content policy refuses this text\n"
 
 

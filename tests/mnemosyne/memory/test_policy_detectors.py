@@ -554,7 +554,9 @@ def test_codice_fiscale_is_refused_exactly_when_its_letter_matches(letter: str) 
     st.integers(1, 28),
     st.text(string.digits, min_size=3, max_size=3),
 )
-def test_a_china_id_is_refused_exactly_when_valid(year: int, month: int, day: int, serial: str) -> None:
+def test_a_china_id_is_refused_exactly_when_valid(
+    year: int, month: int, day: int, serial: str
+) -> None:
     body = f"110105{year}{month:02d}{day:02d}{serial}"
     number = body + mod_11_2.calc_check_digit(body)
     refused = policy.first_violation(f"see {number}") == GOVERNMENT

@@ -15,6 +15,7 @@ import string
 import pytest
 
 from mymcp.plugins.mnemosyne.memory import policy
+from mymcp.plugins.mnemosyne.memory.policy.engine import Rule
 from mymcp.plugins.mnemosyne.memory.policy.rules import RULES
 
 ALPHABETS = {
@@ -51,13 +52,17 @@ REFUSE = [(rule.id, rule.reason, sample) for rule in RULES for sample in rule.re
 STORE = [(rule.id, sample) for rule in RULES for sample in rule.store]
 
 
-@pytest.mark.parametrize(("rule", "reason", "sample"), REFUSE, ids=[f"{r}:{i}" for i, (r, _, _) in enumerate(REFUSE)])
+@pytest.mark.parametrize(
+    ("rule", "reason", "sample"), REFUSE, ids=[f"{r}:{i}" for i, (r, _, _) in enumerate(REFUSE)]
+)
 def test_each_rule_refuses_its_samples(rule: str, reason: str, sample: str) -> None:
     for seed in (23, 24):
         assert policy.explain(expand(sample, seed)) == (reason, rule)
 
 
-@pytest.mark.parametrize(("rule", "sample"), STORE, ids=[f"{r}:{i}" for i, (r, _) in enumerate(STORE)])
+@pytest.mark.parametrize(
+    ("rule", "sample"), STORE, ids=[f"{r}:{i}" for i, (r, _) in enumerate(STORE)]
+)
 def test_each_look_alike_of_a_rule_is_stored(rule: str, sample: str) -> None:
     assert policy.explain(expand(sample)) is None
 
@@ -66,7 +71,7 @@ TOKENS = [rule for rule in RULES if rule.tokens and PIECE.search(rule.refuse[0])
 
 
 @pytest.mark.parametrize("rule", TOKENS, ids=[rule.id for rule in TOKENS])
-def test_a_token_whose_body_is_a_placeholder_is_stored(rule: policy.rules.Rule) -> None:
+def test_a_token_whose_body_is_a_placeholder_is_stored(rule: Rule) -> None:
     assert policy.explain(expand(rule.refuse[0], alphabet="X")) is None
 
 
