@@ -985,7 +985,7 @@ def national_ids(d: Draw) -> str:
         ),
         lambda: f"DNI {d.digits(2)}.{d.digits(3)}.{d.digits(3)} (Argentina)",
         lambda: f"RUT {_rut(d)}",
-        lambda: f"cédula de ciudadanía {d.n(1, 1999):,}".replace(",", ".") + f".{d.digits(3)}",
+        lambda: f"cédula de ciudadanía {d.n(10**6, 1_999_999_999):,}".replace(",", "."),
         lambda: (
             f"DNI {d.stdnum('es.dni', lambda: d.digits(8) + d.pick(*'TRWAGMYFPDXBNJZSQVHLCKE'))}"
         ),

@@ -226,7 +226,9 @@ _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+|[—–])(?![^\s.,;:!?)])")
 _CALL = re.compile(r"""\([ \t]*(?=["'])""")
 _K8S_VALUE = re.compile(r"""["']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*""")
 _ELEMENT = re.compile(r"""["']?>""")
-_DIRECTIVE = re.compile(r"(?:^|\n)[ \t]*(?:setx|setenv|SetEnv|ENV|set[ \t]+-[gUx]+)[ \t]+$")
+# <add key="API_KEY" value="…" />: the name in one attribute, the value in the next.
+_ATTRIBUTE = re.compile(r"""["'][ \t]+value[ \t]*=[ \t]*(?=["'])""")
+_DIRECTIVE = re.compile(r"(?<![\w-])(?:setx|setenv|SetEnv|ENV|set[ \t]+-[gUx]+)[ \t]+$")
 
 
 def _join(value: str, start: int, end: int, *, flag: bool) -> tuple[str, int]:
@@ -243,6 +245,8 @@ def _join(value: str, start: int, end: int, *, flag: bool) -> tuple[str, int]:
         return ("colon" if op in {":", "\uff1a"} else "code"), operator.end()
     if (call := _CALL.match(value, end)) is not None:
         return "call", call.end()  # setPassword("…"), .password("…")
+    if (attribute := _ATTRIBUTE.match(value, end)) is not None:
+        return "code", attribute.end()
     if (linked := _LINKER.match(value, end)) is not None:
         return "prose", linked.end()
     if value[end : end + 1] in "\"'\n" and (k8s := _K8S_VALUE.match(value, end)) is not None:

@@ -130,8 +130,12 @@ def _denmark(number: str) -> bool:  # the date (stdnum) and the old modulus 11 c
     return stdnum("dk.cpr")(number) and _weighted(number, (4, 3, 2, 7, 6, 5, 4, 3, 2, 1)) % 11 == 0
 
 
+def _korea(number: str) -> bool:  # nobody alive was born in the 1800s (digits 9 and 0)
+    return number[6] not in "90" and stdnum("kr.rrn")(number)
+
+
 # The validators of the national numbers that python-stdnum does not cover (or, for
-# Denmark, covers more loosely than a number written without a label needs).
+# Denmark and Korea, covers more loosely than a number written without a label needs).
 NATIONAL: dict[str, Validator] = {
     name: _compact(check)
     for name, check in {
@@ -143,5 +147,6 @@ NATIONAL: dict[str, Validator] = {
         "ae.eid": _uae,
         "au.medicare": _medicare,
         "dk.cpr": _denmark,
+        "kr.rrn": _korea,
     }.items()
 }

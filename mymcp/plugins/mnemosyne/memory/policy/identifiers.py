@@ -110,8 +110,9 @@ _YEARS = re.compile(r"(?:19|20)\d\d[-/](?:19|20)?\d\d")
 def _identity_shaped(text: Text, start: int, end: int) -> bool:
     shape = text.shape[start:end]
     digits = shape.count(b"0")
-    if digits < 6 and not (digits >= 2 and 6 <= len(shape) <= 12 and shape.isalnum()):
-        return False  # six digits or more, or a short code of capitals and digits (a passport)
+    code = shape.isalnum() and (digits >= 2 and len(shape) >= 6 or len(shape) >= 8)
+    if digits < 6 and not (code and len(shape) <= 12):
+        return False  # six digits or more, or a code of capitals and digits (a passport)
     if _NOT_AN_IDENTIFIER.fullmatch(shape):
         value = text.value[start:end]
         return b"." in shape and any(int(part) > 255 for part in value.split(".") if part.isdigit())
@@ -194,15 +195,15 @@ def _issued(digits: str) -> bool:
     return any(prefix and length for prefix, length in networks)
 
 
-def _layout(sizes: list[int]) -> bool:
-    """How people write a card: unbroken, in fours, 4-6-5, or a few groups of three or more
-    digits that start with four or more. Two numbers side by side ("10 2321661931417")
-    pass Luhn together only by chance."""
+def _layout(sizes: list[int], *, irregular: bool = False) -> bool:
+    """How people write a card: unbroken, in fours, 4-6-5, or (``irregular``, for a number
+    that stands alone) two to four groups of three or more digits, the first of four or more.
+    Two numbers side by side ("10 2321661931417") pass Luhn together only by chance."""
     if len(sizes) == 1 or sizes in ([4, 6, 5], [4, 6, 4]):
         return True
     if all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4:
         return True
-    return len(sizes) <= 4 and sizes[0] >= 4 and all(3 <= size <= 12 for size in sizes)
+    return irregular and len(sizes) <= 4 and sizes[0] >= 4 and all(3 <= n <= 12 for n in sizes)
 
 
 def _is_card(text: Text, start: int, end: int, digits: str, written: bool) -> bool:
@@ -222,7 +223,7 @@ def card_number(text: Text, span: Span) -> bool:
     groups = [match.span() for match in _GROUP.finditer(value, *span)]
     sizes = [stop - begin for begin, stop in groups]
     digits = "".join(value[begin:stop] for begin, stop in groups)
-    if _is_card(text, *span, digits, _layout(sizes)):
+    if _is_card(text, *span, digits, _layout(sizes, irregular=True)):
         return True
     for first in range(len(groups)):  # "4111111111111111 0": the card is a run of groups
         for last in range(first, len(groups)):

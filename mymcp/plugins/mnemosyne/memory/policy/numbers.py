@@ -11,7 +11,7 @@ takes the label of the line above, as in a form), or a label right after it in b
 at the end of the line:
 
 - ``benign``: order, invoice, part, SKU, ISBN, phone, version… (a phone label says nothing
-  of a number longer than a phone number);
+  of a number longer than a phone number, or shaped as a social security number);
 - ``card``: card, credit, Visa, Mastercard… (in several languages);
 - ``identity``: the names of identity, tax, social security, passport, licence and
   residence numbers of many countries.
@@ -98,7 +98,7 @@ def _reach(text: Text, start: int) -> int:
     return reach
 
 
-def _nearest(words: list[str], digits: int) -> str | None:
+def _nearest(words: list[str], phone: bool) -> str | None:
     lowered = [
         "" if word.lower() in SPELLED_IN_CAPITALS and not word.isupper() else word.lower()
         for word in words
@@ -111,7 +111,7 @@ def _nearest(words: list[str], digits: int) -> str | None:
         label = LABELS.get(word) or next(
             (kind for infix, kind in LABEL_INFIXES if infix in word), None
         )
-        if label is not None and not (phone_label(word) and digits > 15):
+        if label is not None and (phone or not phone_label(word)):
             return label
     return None
 
@@ -122,11 +122,12 @@ def _benign(words: list[str], index: int) -> bool:
 
 def label_of(text: Text, start: int, end: int) -> str | None:
     """The nearest label of the number at ``start:end`` (see the module docstring)."""
-    digits = text.shape.count(b"0", start, end)
+    # A phone number has twelve digits at most without its "+", and no social security shape.
+    phone = text.shape.count(b"0", start, end) <= 12 and text.shape[start:end] != b"000-00-0000"
     words = _WORD.findall(text.value, _reach(text, start), start)[-5:]
-    found = _nearest(words, digits)
+    found = _nearest(words, phone)
     if found is None and (after := _AFTER.match(text.value, end)) is not None:
-        found = _nearest([after.group(1) or after.group(2)], digits)
+        found = _nearest([after.group(1) or after.group(2)], phone)
         found = None if found == BENIGN else found
     return found
 
