@@ -164,18 +164,24 @@ ALNUM = string.ascii_letters + string.digits
 MAKERS: tuple[Callable[[random.Random], str], ...] = (
     lambda r: f"-----BEGIN {r.choice(['', 'RSA ', 'EC ', 'DSA ', 'OPENSSH '])}PRIVATE KEY-----",
     lambda r: r.choice(["AKIA", "ASIA"]) + _draw(r, UPPER, 16),
-    lambda r: r.choice(["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]) + _draw(r, ALNUM, 36),
+    lambda r: (
+        r.choice(["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]) + _draw(r, ALNUM, 36)
+    ),
     lambda r: f"xox{r.choice('baprs')}-" + _draw(r, string.digits + "-", 12),
     lambda r: r.choice(["sk_live_", "rk_live_"]) + _draw(r, ALNUM, 24),
     lambda r: "AIza" + _draw(r, ALNUM + "_-", 35),
     lambda r: "sk-" + _draw(r, ALNUM, 40),
     lambda r: f"Authorization: {r.choice(['Bearer', 'Basic', 'bearer'])} " + _draw(r, ALNUM, 24),
-    lambda r: r.choice(["password", "PASSWD", "pwd", "Secret", "api_key", "access-token"])
-    + r.choice(["=", ": ", " = ", ":"])
-    + _draw(r, ALNUM + "!#%", r.randint(6, 20)),
-    lambda r: f"{r.choice(['https', 'postgres', 'redis', 'ftp'])}://{_draw(r, ALNUM, 6)}:"
-    + _draw(r, ALNUM + "!#", 10)
-    + "@db.internal",
+    lambda r: (
+        r.choice(["password", "PASSWD", "pwd", "Secret", "api_key", "access-token"])
+        + r.choice(["=", ": ", " = ", ":"])
+        + _draw(r, ALNUM + "!#%", r.randint(6, 20))
+    ),
+    lambda r: (
+        f"{r.choice(['https', 'postgres', 'redis', 'ftp'])}://{_draw(r, ALNUM, 6)}:"
+        + _draw(r, ALNUM + "!#", 10)
+        + "@db.internal"
+    ),
     lambda r: "eyJhbGciOiJIUzI1NiJ9." + _draw(r, ALNUM, 30) + "." + _draw(r, ALNUM + "_-", 43),
     _issuable_ssn,
     # A number a card network issues (prefix and length): the others are a difference.

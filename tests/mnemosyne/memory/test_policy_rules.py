@@ -1,9 +1,9 @@
 """Each rule of the policy's table on its own samples, and the table's own invariants.
 
-Every rule carries texts it must refuse and look-alikes the whole policy must store
-(``rule.refuse`` and ``rule.store`` in ``memory/policy/rules.py``): here each refused sample
-is decided by that very rule, with its reason, and each look-alike is stored. A sample's
-``{a20}``-style pieces are drawn from a fixed seed (see the rules module).
+Every rule has texts it must refuse and look-alikes the whole policy must store, under its id
+in ``memory/policy/samples.toml``: here each refused sample is decided by that very rule, with
+its reason, and each look-alike is stored. A sample's ``{a20}``-style pieces are drawn from a
+fixed seed (see the samples file).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 import re
 import string
+import tomllib
+from importlib import resources
 
 import pytest
 
@@ -48,8 +50,11 @@ def expand(sample: str, seed: int = 23, alphabet: str | None = None) -> str:
     return PIECE.sub(draw, sample)
 
 
-REFUSE = [(rule.id, rule.reason, sample) for rule in RULES for sample in rule.refuse]
-STORE = [(rule.id, sample) for rule in RULES for sample in rule.store]
+SAMPLES = tomllib.loads(
+    resources.files("mymcp.plugins.mnemosyne.memory.policy").joinpath("samples.toml").read_text()
+)
+REFUSE = [(rule.id, rule.reason, text) for rule in RULES for text in SAMPLES[rule.id]["refuse"]]
+STORE = [(rule.id, text) for rule in RULES for text in SAMPLES[rule.id].get("store", [])]
 
 
 @pytest.mark.parametrize(
@@ -67,19 +72,21 @@ def test_each_look_alike_of_a_rule_is_stored(rule: str, sample: str) -> None:
     assert policy.explain(expand(sample)) is None
 
 
-TOKENS = [rule for rule in RULES if rule.tokens and PIECE.search(rule.refuse[0])]
+TOKENS = [rule for rule in RULES if rule.tokens and PIECE.search(SAMPLES[rule.id]["refuse"][0])]
 
 
 @pytest.mark.parametrize("rule", TOKENS, ids=[rule.id for rule in TOKENS])
 def test_a_token_whose_body_is_a_placeholder_is_stored(rule: Rule) -> None:
-    assert policy.explain(expand(rule.refuse[0], alphabet="X")) is None
+    assert policy.explain(expand(SAMPLES[rule.id]["refuse"][0], alphabet="X")) is None
 
 
 def test_every_rule_has_an_id_a_reason_and_a_sample() -> None:
     ids = [rule.id for rule in RULES]
     assert len(set(ids)) == len(ids)
     assert all(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", id) for id in ids)
-    assert all(rule.reason in policy.REASONS and rule.refuse for rule in RULES)
+    assert all(rule.reason in policy.REASONS for rule in RULES)
+    assert list(SAMPLES) == ids  # the samples come in the table's order, one entry per rule
+    assert all(SAMPLES[id]["refuse"] and set(SAMPLES[id]) <= {"refuse", "store"} for id in ids)
 
 
 def test_the_table_runs_the_reasons_in_the_contracts_order() -> None:

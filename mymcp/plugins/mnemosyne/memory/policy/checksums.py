@@ -63,7 +63,10 @@ def stdnum(module: str) -> Validator:
 
     def valid(number: str) -> bool:
         checker = importlib.import_module(f"stdnum.{module}")
-        return bool(checker.is_valid(number))
+        try:
+            return bool(checker.is_valid(number))
+        except Exception:  # noqa: BLE001 - a bug of the library is no valid number
+            return False  # (cn.ric raises KeyError for a region its data does not hold)
 
     return valid
 

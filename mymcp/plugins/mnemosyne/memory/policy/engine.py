@@ -1,8 +1,9 @@
 """The engine: a table of named rules, run in order over one prepared text.
 
 A :class:`Rule` is data: a stable id, the reason it reports, the keywords that let it run,
-a finder that yields candidates, a validator that accepts or rejects each candidate, and
-its samples (texts it must refuse, look-alikes it must store), which the tests run.
+a finder that yields candidates and a validator that accepts or rejects each candidate. Its
+samples (texts it must refuse, look-alikes it must store) are kept under its id in
+``samples.toml``, and the tests run them.
 
 :class:`Table` is the prefilter and the loop. Before any rule runs it makes one pass over
 the text that finds which keywords occur, and so which rules can apply; then it tries
@@ -28,7 +29,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # A decimal digit outside ASCII ("\d" in the contract is Unicode-aware).
@@ -134,8 +135,6 @@ class Rule:
     valid: Validator | None = None
     keywords: tuple[str, ...] = ()
     tokens: bool = False
-    refuse: tuple[str, ...] = ()
-    store: tuple[str, ...] = field(default=())
 
     def fires(self, text: Text) -> bool:
         """True when one candidate of the finder passes the validator."""

@@ -25,13 +25,13 @@ _BEFORE, _AFTER = 48, 24  # how far before and after a number its label stands
 
 
 def _standing(text: Text, start: int, end: int) -> bool:
-    """Not a phone number ("+1 …"), not the digits a mask leaves ("***-**-2388"), not
-    digits inside a UUID or a digest."""
-    before = text.value[max(0, start - 3) : start]
+    """Not a phone number ("+1 …"), not the digits a mask leaves ("***-**-2388"), not a
+    masked number ("XXXXX5150"), not digits inside a UUID or a digest."""
+    before, found = text.value[max(0, start - 3) : start], text.value[start:end]
     if before.endswith("+") or re.search(r"[*\u2022#]{2}[- .]?$", before):
         return False
-    if "XXX" in text.value[start:end].upper():
-        return False  # a masked number ("XXXXX5150")
+    if "XXX" in found.upper():
+        return False
     return not in_hex_identifier(text, start, end)
 
 

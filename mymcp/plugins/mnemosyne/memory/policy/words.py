@@ -103,7 +103,7 @@ passnummer passport passeport pasaporte passaporto paspoort passaporte pasport p
 cédula cedula curp rfc rut cuil cuit dui cpf aadhaar aadhar nric hkid mykad nik ktp cnic
 iqama kimlik tckn cnp egn егн oib jmbg emšo emso snils снилс инн паспорт isikukood amka
 αμκα αφμ afm medicare medicaid mbi licence license dl ppsn pps ird nhi abn pan rg nin
-uci brp aufenthaltstitel séjour sejour alien uscis ead zehut
+uci brp aufenthaltstitel séjour sejour alien uscis ead zehut ic
 """
 _NATIONALITIES = """
 african american british canadian indian chinese japanese korean brazilian mexican german
@@ -138,7 +138,7 @@ LABEL_INFIXES = (
     *((infix, CARD) for infix in ("卡号", "信用卡", "銀行卡", "カード", "카드", "بطاقة", "כרטיס")),
 )  # fmt: skip
 # Short labels that are also ordinary words or name parts count only in capitals ("RG").
-SPELLED_IN_CAPITALS = frozenset("rg dl ss sin pan nie nip rut dni tin nin uci brp ead".split())
+SPELLED_IN_CAPITALS = frozenset("rg dl ss sin pan nie nip rut dni tin nin uci brp ead ic".split())
 _PHONE_WORDS = frozenset("phone tel telephone mobile cell fax call whatsapp".split())
 
 
