@@ -61,6 +61,19 @@ def random_value(text: Text, match: Match) -> bool:
 # --- headers ------------------------------------------------------------------------------
 
 
+# The contract's base rule ("Authorization: Basic|Bearer …"), and other schemes.
+AUTHORIZATION = re.compile(
+    r"""authorization["']?\s*[:=]\s*["']?(?:(?P<known>basic|bearer)\s+["']?(?P<credential>[^\s"']+)
+    |(?P<scheme>token|bot|apikey|api-key|key|sso-key|ssws|digest|hmac|negotiate|ntlm
+    |aws4-hmac-sha256|gitlab-ci-token|splunk|geniekey|klaviyo-api-key)\s+(?P<other>[^\s"']+))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+BEARER = re.compile(r"bearer\s+(?P<token>[A-Za-z0-9\-._~+/]+=*)", re.IGNORECASE)
+BASIC = re.compile(r"""basic\s+["']?(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""", re.I)
+URL_CREDENTIALS = re.compile(r"://(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@")
+NETRC = re.compile(r"(?:machine\s+\S+|default)\s+login\s+\S+\s+password\s+(?P<password>\S+)")
+
+
 def authorization(text: Text, match: Match) -> bool:
     """The contract's base rule ("Authorization: Basic|Bearer …") less placeholders; other
     schemes when the credential looks random."""
@@ -175,6 +188,36 @@ def positional_secret(text: Text, match: Match) -> bool:
 
 
 # --- prose --------------------------------------------------------------------------------
+
+LOGIN_WORDS = ("login", "log", "credentials", "credential", "creds", "signin", "sign")
+# "Login for the router: admin / …", "credentials:\nroot\n…": a user, then a password.
+LOGIN_PAIR = re.compile(
+    r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b(?:[:=]\s*|(?:(?![.!?]\s)[^\n:=]){1,30}"
+    r"[:=][ \t]+)(?P<user>[^\s/:]{1,64})[ \t]*(?:[/:]|\n)[ \t]*(?P<password>\S{4,64})",
+    re.IGNORECASE,
+)
+SAID_WORDS = ("use", "unlock", "decrypt", "open", "log", "sign", "type", "enter", "new")
+# A password said without its name: "use … to unlock", "unlock it with …", "sign in as bob
+# with …", "type … when it asks", "new one: …".
+SAID_PASSWORD = re.compile(
+    r"""\buse\s+["']?(?P<a>\S+?)["']?\s+(?:to|for)\s+(?:unlock|log\s*in|login|sign\s*in|access
+        |decrypt|open|connect|get\s+in)
+    |\b(?:unlock|decrypt|open)\s+(?:it\s+|this\s+|that\s+|(?:the|my)\s+\w+\s+)?(?:with|using)
+        \s+["']?(?P<b>\S+)
+    |\b(?:log|sign)\s*(?:in|on)(?:\s+(?:as|to)\s+\S+)?\s+(?:with|using)\s+(?:[^\s:]+:)?["']?
+        (?P<c>\S+)
+    |\b(?:type|enter)\s+["']?(?P<d>\S+?)["']?\s+(?:when|at|as|if|in|to)\b
+    |\bnew\s+(?:one|password|passphrase)\s*(?::|is)\s*["']?(?P<e>\S+)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def said_password(text: Text, match: Match) -> bool:
+    said = next(group for group in match.group("a", "b", "c", "d", "e") if group)
+    return prose_password(said.rstrip(".,;:)\"'"))
+
+
+# --- passwords in other scripts -----------------------------------------------------------
 
 FOREIGN_WORDS = (
     "пароль", "парола", "лозинка", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",

@@ -25,7 +25,6 @@ from mymcp.plugins.mnemosyne.memory.policy.values import (
     is_placeholder,
     looks_random,
     looks_strong,
-    prose_password,
 )
 from mymcp.plugins.mnemosyne.memory.policy.words import IDENTITY, LABEL_INFIXES, LABELS, PHRASES
 
@@ -118,7 +117,6 @@ _NATIONAL_SHAPES = {
     "hk-hkid": ("hk.hkid", "A000000(0)|A000000(A)|AA000000(0)|AA000000(A)"),
     "tw-national-id": ("tw.id", "A000000000"),
 }
-_LOGIN_WORDS = ("login", "log", "credentials", "credential", "creds", "signin", "sign")
 _USCIS = ("EAC", "WAC", "LIN", "SRC", "MSC", "NBC", "IOE", "YSC")
 
 
@@ -300,20 +298,19 @@ RULES: tuple[Rule, ...] = (
     Rule("ifttt-webhook", CREDENTIAL, _search(r"maker\.ifttt\.com/trigger/[^\s/]+/with/key/(?P<secret>[A-Za-z0-9_-]{15,})"), _group("secret"), ("ifttt",)),
     Rule("webhook-path-secret", CREDENTIAL, _search(r"/(?:hooks?/(?P<a>[A-Za-z0-9_-]{20,})|webhooks?/(?:[^\s/?#]+/)*(?P<b>[A-Za-z0-9_-]{24,}))"), lambda text, m: looks_random(m.group("a") or m.group("b"), minimum=20), ("hook", "hooks", "webhook", "webhooks")),
     # --- credentials: headers, assignments, URLs, command lines ----------------------------------
-    Rule("authorization-header", CREDENTIAL, matches(re.compile(r"""authorization["']?\s*[:=]\s*["']?(?:(?P<known>basic|bearer)\s+["']?(?P<credential>[^\s"']+)|(?P<scheme>token|bot|apikey|api-key|key|sso-key|ssws|digest|hmac|negotiate|ntlm|aws4-hmac-sha256|gitlab-ci-token|splunk|geniekey|klaviyo-api-key)\s+(?P<other>[^\s"']+))""", re.IGNORECASE), "authorization"), access.authorization, ("authorization",)),
-    Rule("bearer-token", CREDENTIAL, matches(re.compile(r"bearer\s+(?P<token>[A-Za-z0-9\-._~+/]+=*)", re.IGNORECASE), "bearer"), access.random_value, ("bearer",)),
-    Rule("basic-credentials", CREDENTIAL, matches(re.compile(r"""basic\s+["']?(?P<encoded>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""", re.IGNORECASE), "basic"), access.basic_credentials, ("basic",)),
+    Rule("authorization-header", CREDENTIAL, matches(access.AUTHORIZATION, "authorization"), access.authorization, ("authorization",)),
+    Rule("bearer-token", CREDENTIAL, matches(access.BEARER, "bearer"), access.random_value, ("bearer",)),
+    Rule("basic-credentials", CREDENTIAL, matches(access.BASIC, "basic"), access.basic_credentials, ("basic",)),
     Rule("credential-name", CREDENTIAL, matches(_BASE_NAME, "password", "passwd", "pwd", "secret", "api", "apikey", "access", "refresh", "client"), _base_name, ("password", "passwd", "pwd", "secret", "api", "apikey", "access", "refresh", "client")),
     Rule("credential-assignment", CREDENTIAL, assignments, lambda text, assignment: is_secret(assignment), NAME_KEYWORDS),
-    Rule("url-credentials", CREDENTIAL, matches(re.compile(r"://(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@"), "://"), access.url_password, ("://",)),
+    Rule("url-credentials", CREDENTIAL, matches(access.URL_CREDENTIALS, "://"), access.url_password, ("://",)),
     Rule("command-line-password", CREDENTIAL, access.command_lines, access.password_value, tuple(access.COMMANDS)),
     Rule("pgpass-line", CREDENTIAL, access.pgpass_lines, access.password_value),
-    Rule("netrc-entry", CREDENTIAL, matches(re.compile(r"(?:machine\s+\S+|default)\s+login\s+\S+\s+password\s+(?P<password>\S+)"), "machine", "default"), access.password_value, ("machine",)),
+    Rule("netrc-entry", CREDENTIAL, matches(access.NETRC, "machine", "default"), access.password_value, ("machine", "default")),
     Rule("credentials-by-position", CREDENTIAL, access.positional, access.positional_secret, access.POSITIONAL_WORDS),
-    Rule("login-pair", CREDENTIAL, matches(re.compile(r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b(?:[:=]\s*|(?:(?![.!?]\s)[^\n:=]){1,30}[:=][ \t]+)(?P<user>[^\s/:]{1,64})[ \t]*(?:[/:]|\n)[ \t]*(?P<password>\S{4,64})", re.IGNORECASE), *_LOGIN_WORDS), access.strict_password, _LOGIN_WORDS),
+    Rule("login-pair", CREDENTIAL, matches(access.LOGIN_PAIR, *access.LOGIN_WORDS), access.strict_password, access.LOGIN_WORDS),
     Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: looks_strong(value), ("password", "passphrase", "passcode")),
-    Rule("password-in-prose", CREDENTIAL, matches(re.compile(r"""(?:\buse\s+["']?(?P<a>\S+?)["']?\s+(?:to|for)\s+(?:unlock|log\s*in|login|sign\s*in|access|decrypt|open|connect|get\s+in)|\b(?:unlock|decrypt|open)\s+(?:it\s+|this\s+|that\s+|(?:the|my)\s+\w+\s+)?(?:with|using)\s+["']?(?P<b>\S+)|\b(?:log|sign)\s*(?:in|on)(?:\s+(?:as|to)\s+\S+)?\s+(?:with|using)\s+(?:[^\s:]+:)?["']?(?P<c>\S+)|\b(?:type|enter)\s+["']?(?P<d>\S+?)["']?\s+(?:when|at|as|if|in|to)\b|\bnew\s+(?:one|password|passphrase)\s*(?::|is)\s*["']?(?P<e>\S+))""", re.IGNORECASE), "use", "unlock", "decrypt", "open", "log", "sign", "type", "enter", "new"),
-         lambda text, m: prose_password(next(g for g in m.group("a", "b", "c", "d", "e") if g).rstrip(".,;:)\"'")), ("use", "unlock", "decrypt", "log", "sign", "type", "enter", "new")),
+    Rule("password-in-prose", CREDENTIAL, matches(access.SAID_PASSWORD, *access.SAID_WORDS), access.said_password, access.SAID_WORDS),
     Rule("foreign-password", CREDENTIAL, access.foreign_passwords, access.foreign_password, access.FOREIGN_WORDS),
     Rule("session-cookie", CREDENTIAL, access.session_cookies, access.cookie_value, ("cookie",)),
     Rule("totp-seed", CREDENTIAL, access.totp_seeds, access.totp_seed, ("totp", "2fa", "mfa", "authenticator", "otp", "factor")),

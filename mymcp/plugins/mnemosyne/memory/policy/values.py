@@ -73,6 +73,14 @@ def object_id(value: str) -> bool:
     return _OBJECT_ID.fullmatch(value) is not None
 
 
+def _classes(value: str) -> tuple[int, int, bool, bool]:
+    """How many digits and letters ``value`` holds, whether a symbol, whether both cases."""
+    digits = sum(char.isdigit() for char in value)
+    letters = sum(char.isalpha() for char in value)
+    cased = any(char.isupper() for char in value) and any(char.islower() for char in value)
+    return digits, letters, any(char in _SYMBOLS for char in value), cased
+
+
 def _wordy(value: str) -> bool:
     """An identifier made of words: user_profile_cache, created-at, ReadWriteAccess, api_v2."""
     parts = [part for part in _PARTS.split(value) if part]
@@ -100,15 +108,11 @@ def looks_random(value: str, minimum: int = 12, *, quoted: bool = False) -> bool
         return False
     if _DIGEST_LABEL.match(value) or "://" in value or is_placeholder(value, quoted=quoted):
         return False
-    if _wordy(value):
+    if _wordy(value) or object_id(value):
         return False
-    if object_id(value):
-        return False
-    digits = sum(char.isdigit() for char in value)
-    letters = sum(char.isalpha() for char in value)
+    digits, letters, _, cased = _classes(value)
     if digits == len(value):
         return len(value) >= 20
-    cased = any(char.isupper() for char in value) and any(char.islower() for char in value)
     base64ish = any(char in "+/=" for char in value) and letters > len(value) // 2
     if not ((digits and letters) or (cased and len(value) >= 20) or base64ish):
         return False
@@ -119,11 +123,8 @@ def looks_strong(value: str) -> bool:
     """Eight or more characters mixing letters, digits and symbols or both cases."""
     if len(value) < 8 or is_placeholder(value):
         return False
-    has_digit = any(char.isdigit() for char in value)
-    has_letter = any(char.isalpha() for char in value)
-    has_symbol = any(char in _SYMBOLS for char in value)
-    cased = any(char.isupper() for char in value) and any(char.islower() for char in value)
-    return has_digit and has_letter and (has_symbol or cased)
+    digits, letters, symbol, cased = _classes(value)
+    return bool(digits and letters and (symbol or cased))
 
 
 def looks_like_password(value: str, *, quoted: bool, strict: bool) -> bool:
@@ -144,11 +145,9 @@ def looks_like_password(value: str, *, quoted: bool, strict: bool) -> bool:
         return True
     if value.isdigit():
         return len(value) >= 6
-    has_digit = any(char.isdigit() for char in value)
-    has_symbol = any(char in _SYMBOLS for char in value)
+    digits, letters, symbol, _ = _classes(value)
     inner_capital = any(char.isupper() for char in value[1:])
-    has_letter = any(char.isalpha() for char in value)
-    return len(value) >= 6 and has_letter and (has_digit or has_symbol or inner_capital)
+    return len(value) >= 6 and bool(letters and (digits or symbol or inner_capital))
 
 
 _INNER_DIGIT = re.compile(r"[A-Za-z]\d+[A-Za-z]")
@@ -160,6 +159,5 @@ def prose_password(value: str) -> bool:
     among its letters."""
     if not looks_like_password(value, quoted=False, strict=True) or "/" in value:
         return False
-    digits = sum(char.isdigit() for char in value)
-    has_symbol = any(char in _SYMBOLS for char in value)
-    return has_symbol or digits >= 2 or _INNER_DIGIT.search(value) is not None
+    digits, _, symbol, _ = _classes(value)
+    return symbol or digits >= 2 or _INNER_DIGIT.search(value) is not None
