@@ -78,7 +78,7 @@ def authorization(text: Text, match: Match) -> bool:
     """The contract's base rule ("Authorization: Basic|Bearer …") less placeholders; other
     schemes when the credential looks random."""
     if match.group("known"):
-        return not url_placeholder(match.group("credential"))
+        return not is_placeholder(match.group("credential"), words=False)
     return looks_random(match.group("other"), minimum=8)
 
 
@@ -95,20 +95,10 @@ def basic_credentials(text: Text, match: Match) -> bool:
 
 # --- URLs and files -----------------------------------------------------------------------
 
-_URL_PLACEHOLDER = re.compile(r"""[$<{%\[]|[*\u2022xX]{3}|\.\.\.|\u2026""")
-
-
-def url_placeholder(value: str) -> bool:
-    return _URL_PLACEHOLDER.match(value) is not None
-
 
 def url_password(text: Text, match: Match) -> bool:
-    """``scheme://user:password@``: not a placeholder password, nor a placeholder pair
-    (``<user>:<token>``, ``{user}:{token}``)."""
-    user, password = match.group("user"), match.group("password")
-    return not url_placeholder(password) and not (
-        user and url_placeholder(user) and is_placeholder(password)
-    )
+    """``scheme://user:password@`` with a password that no placeholder stands for."""
+    return not is_placeholder(match.group("password"), words=False)
 
 
 # --- command lines ------------------------------------------------------------------------
@@ -279,9 +269,12 @@ _BASE32_SEED = re.compile(
 _REACH = 240
 
 
+TOTP_WORDS = ("totp", "2fa", "mfa", "authenticator", "otp", "factor")
+
+
 def totp_seeds(text: Text) -> Iterator[str]:
     """Base32 runs (grouped by four or not, in either case) near a word that names them."""
-    for at in text.spots(("totp", "2fa", "mfa", "authenticator", "otp", "factor")):
+    for at in text.spots(TOTP_WORDS):
         yield from _BASE32_SEED.findall(text.value, at, at + _REACH)
 
 
@@ -300,15 +293,15 @@ _RECOVERY_CODE = re.compile(
     r"(?![A-Za-z0-9]|[/._:@][A-Za-z0-9])"
 )
 # "recovery codes", then a few words at most, then ":", a line break or a blank.
+RECOVERY_WORDS = ("recovery", "backup", "scratch", "emergency", "rescue")
 _CODES = re.compile(
-    r"(?:recovery|backup|scratch|emergency|rescue)[ \t]+(?:codes?|keys?)\b"
-    r"(?:[^\n:]{0,24}:|[ \t]*\n)?\s*"
+    "(?:" + "|".join(RECOVERY_WORDS) + r")[ \t]+(?:codes?|keys?)\b(?:[^\n:]{0,24}:|[ \t]*\n)?\s*"
 )
 _DATE = re.compile(r"(?:19|20)\d\d-(?:\d\d-\d\d|\d{4})")
 
 
 def recovery_codes(text: Text) -> Iterator[list[str]]:
-    for at in text.spots(("recovery", "backup", "scratch", "emergency", "rescue")):
+    for at in text.spots(RECOVERY_WORDS):
         if (start := _CODES.match(text.lower, at)) is not None:
             window = text.value[start.end() : start.end() + _REACH]
             first = _RECOVERY_CODE.match(window)
@@ -336,9 +329,12 @@ _NAMED_BEFORE = re.compile(
 )
 
 
+PASSWORD_NOUNS = ("password", "passphrase", "passcode")
+
+
 def named_before(text: Text) -> Iterator[str]:
     """ "Xy7!… is the admin password": the value before the word that names it."""
-    for at in text.spots(("password", "passphrase", "passcode")):
+    for at in text.spots(PASSWORD_NOUNS):
         start = max(0, at - 100)
         if " is " in text.lower[start:at] or " was " in text.lower[start:at]:
             for match in _NAMED_BEFORE.finditer(text.value, start, at + 12):

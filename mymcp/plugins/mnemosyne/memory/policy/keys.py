@@ -74,12 +74,15 @@ _SAID_KEY = re.compile(
 )
 
 
+KEY_QUALIFIERS = ("private", "secret", "wallet", "signing")
+
+
 def raw_keys(text: Text) -> Iterator[str]:
     """A raw key assigned to a private-key name, or written after "private key"."""
     for assignment in assignments(text):
         if assignment.kind == "private" and _RAW_KEY.fullmatch(assignment.value):
             yield assignment.value
-    for at in text.spots(("private", "secret", "wallet", "signing")):
+    for at in text.spots(KEY_QUALIFIERS):
         if (match := _SAID_KEY.match(text.value, at)) is not None:
             yield match.group("key")
 

@@ -34,7 +34,10 @@ COMPACT_TOKEN = "compact_token_shape"
 GOVERNMENT_ID = "government_identifier_shape"
 PAYMENT_CARD = "payment_card_shape"
 
-_PLACEHOLDER_BODY = re.compile(r"[xX]{4}|0{8}|your|here|placeholder|redact|dummy", re.IGNORECASE)
+
+def _real(body: str) -> bool:
+    """A token's body that no placeholder stands for (``XXXX…``, ``0000…``, ``your-…``)."""
+    return not is_placeholder(body, quoted=True, words=False)
 
 
 def _token(
@@ -53,7 +56,7 @@ def _token(
         id,
         reason,
         find,
-        lambda text, rest: not _PLACEHOLDER_BODY.search(rest),
+        lambda text, rest: _real(rest),
         tuple(prefixes.split()),
         tokens=True,
     )
@@ -73,7 +76,7 @@ def _search(pattern: str, flags: int = 0) -> Any:
 
 
 def _group(name: str | int) -> Any:
-    return lambda text, match: not _PLACEHOLDER_BODY.search(match.group(name))
+    return lambda text, match: _real(match.group(name))
 
 
 _PEM = re.compile(
@@ -173,11 +176,11 @@ RULES: tuple[Rule, ...] = (
     _token("nostr-secret-key", "nsec1", "[02-9ac-hj-np-z]{58}", reason=PRIVATE_KEY),
     _token("extended-private-key", "xprv tprv yprv zprv uprv vprv", "[1-9A-HJ-NP-Za-km-z]{100,112}", reason=PRIVATE_KEY),
     Rule("wallet-import-format", PRIVATE_KEY, keys.wallet_import_format, lambda text, payload: payload[:1] in (b"\x80", b"\xef") and len(payload) in (33, 34), ("5", "K", "L", "c", "9"), tokens=True),
-    Rule("raw-private-key", PRIVATE_KEY, keys.raw_keys, keywords=(*NAME_KEYWORDS, "private", "secret", "wallet", "signing")),
+    Rule("raw-private-key", PRIVATE_KEY, keys.raw_keys, keywords=(*NAME_KEYWORDS, *keys.KEY_QUALIFIERS)),
     Rule("keypair-byte-array", PRIVATE_KEY, keys.byte_arrays),
     Rule("seed-phrase", PRIVATE_KEY, keys.seed_phrases, keywords=tuple(keys.SEED_WORDS)),
     # --- credentials: the contract's provider rules ----------------------------------------------
-    Rule("aws-access-key-id", CREDENTIAL, lambda text: _AWS.finditer(text.token_text()), lambda text, m: not _PLACEHOLDER_BODY.search(m.group(), 4), ("*AKIA", "*ASIA"), tokens=True),
+    Rule("aws-access-key-id", CREDENTIAL, lambda text: _AWS.finditer(text.token_text()), lambda text, m: _real(m.group()[4:]), ("*AKIA", "*ASIA"), tokens=True),
     _token("github-token", "ghp_ gho_ ghu_ ghs_ ghr_", "[A-Za-z0-9]{20,}(?![A-Za-z0-9_])", "A-Za-z0-9_"),
     _token("github-fine-grained-token", "github_pat_", "[A-Za-z0-9_]{20,}(?![A-Za-z0-9_])", "A-Za-z0-9_"),
     _token("slack-token", "xoxb- xoxa- xoxp- xoxr- xoxs-", "[A-Za-z0-9-]{10,}", "A-Za-z0-9-"),
@@ -309,12 +312,12 @@ RULES: tuple[Rule, ...] = (
     Rule("netrc-entry", CREDENTIAL, matches(access.NETRC, "machine", "default"), access.password_value, ("machine", "default")),
     Rule("credentials-by-position", CREDENTIAL, access.positional, access.positional_secret, access.POSITIONAL_WORDS),
     Rule("login-pair", CREDENTIAL, matches(access.LOGIN_PAIR, *access.LOGIN_WORDS), access.strict_password, access.LOGIN_WORDS),
-    Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: looks_strong(value), ("password", "passphrase", "passcode")),
+    Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: looks_strong(value), access.PASSWORD_NOUNS),
     Rule("password-in-prose", CREDENTIAL, matches(access.SAID_PASSWORD, *access.SAID_WORDS), access.said_password, access.SAID_WORDS),
     Rule("foreign-password", CREDENTIAL, access.foreign_passwords, access.foreign_password, access.FOREIGN_WORDS),
     Rule("session-cookie", CREDENTIAL, access.session_cookies, access.cookie_value, ("cookie",)),
-    Rule("totp-seed", CREDENTIAL, access.totp_seeds, access.totp_seed, ("totp", "2fa", "mfa", "authenticator", "otp", "factor")),
-    Rule("recovery-codes", CREDENTIAL, access.recovery_codes, access.codes, ("recovery", "backup", "scratch", "emergency", "rescue")),
+    Rule("totp-seed", CREDENTIAL, access.totp_seeds, access.totp_seed, access.TOTP_WORDS),
+    Rule("recovery-codes", CREDENTIAL, access.recovery_codes, access.codes, access.RECOVERY_WORDS),
     Rule("bitlocker-recovery-key", CREDENTIAL, lambda text: re.finditer(r"(?<![0-9-])\d{6}(?:-\d{6}){7}(?![0-9-])", text.value) if b"000000-000000" in text.shape else (), access.bitlocker),
     # --- compact tokens ---------------------------------------------------------------------------
     Rule("jwt", COMPACT_TOKEN, matches(re.compile(rf"(?<![A-Za-z0-9_-])eyJ{_SEGMENT}{{8,}}\.(?:{_SEGMENT}+\.{_SEGMENT}+|eyJ{_SEGMENT}+\.|(?:{_SEGMENT}*\.){{3}}{_SEGMENT}+)(?!{_SEGMENT})"), "eyj", inside=True), keywords=("*eyJ",), tokens=True),

@@ -16,7 +16,7 @@ from mymcp.plugins.mnemosyne.memory.policy.words import PLACEHOLDER_PIECES, PLAC
 
 # A value of one repeated character is a mask only when the character is one of these.
 _MASK_CHARACTERS = frozenset("*xX#.?_-0\u2022\u25cf\u00b7\u2219")
-_MASK = re.compile(r"[*\u2022\u25cf\u00b7\u2219#?_]{3}|[xX]{4}|\.{3}|\u2026")
+_MASK = re.compile(r"[*\u2022\u25cf\u00b7\u2219#?_]{3}|[xX]{4}|0{8}|\.{3}|\u2026")
 # References to a secret kept elsewhere, inside a string literal too.
 _TEMPLATE = re.compile(r"\$[A-Za-z_{(]|%[A-Za-z_][A-Za-z0-9_]*%|\{[A-Za-z_][\w.]*\}")
 # References that only code or configuration writes unquoted: names, calls, paths, stores.
@@ -45,16 +45,17 @@ _OBJECT_ID = re.compile(r"(?!SK)[A-Z]{2}[0-9a-f]{32}")
 PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.eyJ", "xpub", "ypub", "zpub", "tpub")
 
 
-def is_placeholder(value: str, *, name: str = "", quoted: bool = False) -> bool:
+def is_placeholder(value: str, *, name: str = "", quoted: bool = False, words: bool = True) -> bool:
     """True for a placeholder, a mask, a reference, a type name or the name itself.
 
     Inside quotes only templating counts as a reference (``"${TOKEN}"``); a quoted call or
-    path is a literal.
+    path is a literal. Without ``words``, a plain word is no placeholder: ``pass`` is a
+    password in a URL, only ``<password>``, ``${PASS}``, ``****`` or ``your-key`` stand for one.
     """
     lowered = value.lower()
-    if not value or lowered in PLACEHOLDERS or lowered == name:
+    if not value or words and (lowered in PLACEHOLDERS or lowered == name):
         return True
-    if len(set(value)) == 1 and value[0] in _MASK_CHARACTERS:
+    if len(value) >= 3 and len(set(value)) == 1 and value[0] in _MASK_CHARACTERS:
         return True
     if any(piece in lowered for piece in PLACEHOLDER_PIECES) or _MASK.search(value):
         return True
