@@ -14,14 +14,8 @@ import binascii
 import re
 from collections.abc import Iterator
 
+from mymcp.plugins.mnemosyne.memory.policy import values
 from mymcp.plugins.mnemosyne.memory.policy.engine import Finder, Text
-from mymcp.plugins.mnemosyne.memory.policy.values import (
-    compact_token,
-    is_placeholder,
-    looks_like_password,
-    looks_random,
-    prose_password,
-)
 
 Match = re.Match[str]
 
@@ -44,18 +38,20 @@ def matches(pattern: re.Pattern[str], *anchors: str, inside: bool = False) -> Fi
 def password_value(text: Text, match: Match) -> bool:
     """The group ``password`` reads like a password (not a placeholder or a reference)."""
     password = match.group("password").rstrip(".,;)")
-    return looks_like_password(password, quoted=False, strict=False) and "://" not in password
+    return (
+        values.looks_like_password(password, quoted=False, strict=False) and "://" not in password
+    )
 
 
 def strict_password(text: Text, match: Match) -> bool:
     """The same, for a password met in running prose: it needs a digit or a symbol."""
-    return prose_password(match.group("password").rstrip(".,;:)\"'"))
+    return values.prose_password(match.group("password").rstrip(".,;:)\"'"))
 
 
 def random_value(text: Text, match: Match) -> bool:
     """The group ``token`` looks random and is not a compact token (reported as one)."""
     token = match.group("token")
-    return looks_random(token, minimum=12) and not compact_token(token)
+    return values.looks_random(token, minimum=12) and not values.compact_token(token)
 
 
 # --- headers ------------------------------------------------------------------------------
@@ -78,8 +74,8 @@ def authorization(text: Text, match: Match) -> bool:
     """The contract's base rule ("Authorization: Basic|Bearer …") less placeholders; other
     schemes when the credential looks random."""
     if match.group("known"):
-        return not is_placeholder(match.group("credential"), words=False)
-    return looks_random(match.group("other"), minimum=8)
+        return not values.is_placeholder(match.group("credential"), words=False)
+    return values.looks_random(match.group("other"), minimum=8)
 
 
 def basic_credentials(text: Text, match: Match) -> bool:
@@ -98,7 +94,7 @@ def basic_credentials(text: Text, match: Match) -> bool:
 
 def url_password(text: Text, match: Match) -> bool:
     """``scheme://user:password@`` with a password that no placeholder stands for."""
-    return not is_placeholder(match.group("password"), words=False)
+    return not values.is_placeholder(match.group("password"), words=False)
 
 
 # --- command lines ------------------------------------------------------------------------
@@ -173,8 +169,10 @@ def positional(text: Text) -> Iterator[Match]:
 def positional_secret(text: Text, match: Match) -> bool:
     value = match.group("password")
     if match.group("what").lower() in {"client", "connect", "twilio"}:
-        return looks_random(value, minimum=16)
-    return looks_like_password(value, quoted=True, strict=True) and not is_placeholder(value)
+        return values.looks_random(value, minimum=16)
+    return values.looks_like_password(
+        value, quoted=True, strict=True
+    ) and not values.is_placeholder(value)
 
 
 # --- prose --------------------------------------------------------------------------------
@@ -204,7 +202,7 @@ SAID_PASSWORD = re.compile(
 
 def said_password(text: Text, match: Match) -> bool:
     said = next(group for group in match.group("a", "b", "c", "d", "e") if group)
-    return prose_password(said.rstrip(".,;:)\"'"))
+    return values.prose_password(said.rstrip(".,;:)\"'"))
 
 
 # --- passwords in other scripts -----------------------------------------------------------
@@ -233,7 +231,7 @@ def foreign_passwords(text: Text) -> Iterator[str]:
 
 
 def foreign_password(text: Text, value: str) -> bool:
-    return looks_like_password(value, quoted=False, strict=True)
+    return values.looks_like_password(value, quoted=True, strict=True)
 
 
 # --- cookies ------------------------------------------------------------------------------
@@ -257,7 +255,7 @@ def session_cookies(text: Text) -> Iterator[str]:
 
 
 def cookie_value(text: Text, value: str) -> bool:
-    return looks_random(value, minimum=16) and not compact_token(value)
+    return values.looks_random(value, minimum=16) and not values.compact_token(value)
 
 
 # --- one-time passwords and recovery codes ------------------------------------------------

@@ -20,15 +20,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from mymcp.plugins.mnemosyne.memory.policy import values
 from mymcp.plugins.mnemosyne.memory.policy.engine import Text
-from mymcp.plugins.mnemosyne.memory.policy.values import (
-    PUBLIC_PREFIXES,
-    compact_token,
-    is_placeholder,
-    looks_like_password,
-    looks_random,
-    looks_strong,
-)
 from mymcp.plugins.mnemosyne.memory.policy.words import (
     NOT_SECRET_QUALIFIERS,
     PASSWORD_WORDS,
@@ -286,26 +279,26 @@ _BARE_NAMES = frozenset(
 def _bare_password(last: str, found: str) -> bool:
     if last not in _BARE_NAMES or len(found) > 32 or any(char in found for char in ":/.()?=&"):
         return False
-    return looks_strong(found)
+    return values.looks_strong(found)
 
 
 def is_secret(assignment: Assignment) -> bool:
     """Whether the literal of ``assignment`` is a secret, judged by the name it follows."""
     value, mode = assignment.value, assignment.mode
-    if compact_token(value):
+    if values.compact_token(value):
         return False  # "jwt=eyJ…" is reported as a compact token
     if assignment.kind == "password":
-        if assignment.continues or is_placeholder(
+        if assignment.continues or values.is_placeholder(
             value, name=assignment.name, quoted=assignment.quoted
         ):
             return False
         if assignment.quoted and mode not in {"prose", "call"}:
             return len(value) >= 2
         strict = mode in {"prose", "bare", "call"}
-        return looks_like_password(value, quoted=assignment.quoted, strict=strict)
-    if value.startswith(PUBLIC_PREFIXES):
+        return values.looks_like_password(value, quoted=assignment.quoted, strict=strict)
+    if value.startswith(values.PUBLIC_PREFIXES):
         return False  # "token pk_test_…": a key made to be published, named as a token
     if assignment.kind == "private":
-        return looks_random(value, minimum=32, quoted=assignment.quoted)
+        return values.looks_random(value, minimum=32, quoted=assignment.quoted)
     minimum = 16 if mode in {"prose", "bare"} else 12
-    return looks_random(value, minimum=minimum, quoted=assignment.quoted)
+    return values.looks_random(value, minimum=minimum, quoted=assignment.quoted)

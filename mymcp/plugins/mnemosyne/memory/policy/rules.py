@@ -15,17 +15,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mymcp.plugins.mnemosyne.memory.policy import access, identifiers, keys
+from mymcp.plugins.mnemosyne.memory.policy import access, identifiers, keys, values
 from mymcp.plugins.mnemosyne.memory.policy.access import matches
 from mymcp.plugins.mnemosyne.memory.policy.assignments import KEYWORDS as NAME_KEYWORDS
 from mymcp.plugins.mnemosyne.memory.policy.assignments import assignments, is_secret
 from mymcp.plugins.mnemosyne.memory.policy.checksums import NATIONAL, stdnum
 from mymcp.plugins.mnemosyne.memory.policy.engine import Rule, Table, Text
-from mymcp.plugins.mnemosyne.memory.policy.values import (
-    is_placeholder,
-    looks_random,
-    looks_strong,
-)
 from mymcp.plugins.mnemosyne.memory.policy.words import IDENTITY, LABEL_INFIXES, LABELS, PHRASES
 
 PRIVATE_KEY = "private_key_shape"
@@ -37,7 +32,7 @@ PAYMENT_CARD = "payment_card_shape"
 
 def _real(body: str) -> bool:
     """A token's body that no placeholder stands for (``XXXX…``, ``0000…``, ``your-…``)."""
-    return not is_placeholder(body, quoted=True, words=False)
+    return not values.is_placeholder(body, quoted=True, words=False)
 
 
 def _token(
@@ -147,13 +142,13 @@ def _base_name(text: Text, match: re.Match[str]) -> bool:
     if text.value[match.start() - 1 : match.start()] == ":":
         return False  # arn:aws:secretsmanager:…:secret:prod/db
     if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 4:
-        return not is_placeholder(value[1:-1], quoted=True)
+        return not values.is_placeholder(value[1:-1], quoted=True)
     after = text.value[match.end() : match.end() + 2]
     continues = value.isalpha() and value.islower() and re.match(r"[ \t][a-z]", after) is not None
     return (
         len(value) >= 4
         and not continues
-        and not is_placeholder(value, name=match.group("name").lower())
+        and not values.is_placeholder(value, name=match.group("name").lower())
     )
 
 
@@ -299,7 +294,7 @@ RULES: tuple[Rule, ...] = (
     Rule("google-chat-webhook", CREDENTIAL, _search(r"""chat\.googleapis\.com/v1/spaces/[^\s/]+/messages\?[^\s"'<>]*?(?:key|token)=(?P<secret>[\w%.-]{16,})"""), _group("secret"), ("googleapis",)),
     Rule("zapier-webhook", CREDENTIAL, _search(r"hooks\.zapier\.com/hooks/catch/\d+/(?P<secret>[a-z0-9]{5,})"), _group("secret"), ("zapier",)),
     Rule("ifttt-webhook", CREDENTIAL, _search(r"maker\.ifttt\.com/trigger/[^\s/]+/with/key/(?P<secret>[A-Za-z0-9_-]{15,})"), _group("secret"), ("ifttt",)),
-    Rule("webhook-path-secret", CREDENTIAL, _search(r"/(?:hooks?/(?P<a>[A-Za-z0-9_-]{20,})|webhooks?/(?:[^\s/?#]+/)*(?P<b>[A-Za-z0-9_-]{24,}))"), lambda text, m: looks_random(m.group("a") or m.group("b"), minimum=20), ("hook", "hooks", "webhook", "webhooks")),
+    Rule("webhook-path-secret", CREDENTIAL, _search(r"/(?:hooks?/(?P<a>[A-Za-z0-9_-]{20,})|webhooks?/(?:[^\s/?#]+/)*(?P<b>[A-Za-z0-9_-]{24,}))"), lambda text, m: values.looks_random(m.group("a") or m.group("b"), minimum=20), ("hook", "hooks", "webhook", "webhooks")),
     # --- credentials: headers, assignments, URLs, command lines ----------------------------------
     Rule("authorization-header", CREDENTIAL, matches(access.AUTHORIZATION, "authorization"), access.authorization, ("authorization",)),
     Rule("bearer-token", CREDENTIAL, matches(access.BEARER, "bearer"), access.random_value, ("bearer",)),
@@ -312,7 +307,7 @@ RULES: tuple[Rule, ...] = (
     Rule("netrc-entry", CREDENTIAL, matches(access.NETRC, "machine", "default"), access.password_value, ("machine", "default")),
     Rule("credentials-by-position", CREDENTIAL, access.positional, access.positional_secret, access.POSITIONAL_WORDS),
     Rule("login-pair", CREDENTIAL, matches(access.LOGIN_PAIR, *access.LOGIN_WORDS), access.strict_password, access.LOGIN_WORDS),
-    Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: looks_strong(value), access.PASSWORD_NOUNS),
+    Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: values.looks_strong(value), access.PASSWORD_NOUNS),
     Rule("password-in-prose", CREDENTIAL, matches(access.SAID_PASSWORD, *access.SAID_WORDS), access.said_password, access.SAID_WORDS),
     Rule("foreign-password", CREDENTIAL, access.foreign_passwords, access.foreign_password, access.FOREIGN_WORDS),
     Rule("session-cookie", CREDENTIAL, access.session_cookies, access.cookie_value, ("cookie",)),
