@@ -170,9 +170,8 @@ def positional_secret(text: Text, match: Match) -> bool:
     value = match.group("password")
     if match.group("what").lower() in {"client", "connect", "twilio"}:
         return values.looks_random(value, minimum=16)
-    return values.looks_like_password(
-        value, quoted=True, strict=True
-    ) and not values.is_placeholder(value)
+    literal = values.looks_like_password(value, quoted=True, strict=True)
+    return literal and not values.is_placeholder(value)
 
 
 # --- prose --------------------------------------------------------------------------------
@@ -231,7 +230,7 @@ def foreign_passwords(text: Text) -> Iterator[str]:
 
 
 def foreign_password(text: Text, value: str) -> bool:
-    return values.looks_like_password(value, quoted=True, strict=True)
+    return values.looks_like_password(value, quoted=False, strict=True)
 
 
 # --- cookies ------------------------------------------------------------------------------
