@@ -12,12 +12,7 @@ from collections.abc import Iterator
 
 from mymcp.plugins.mnemosyne.memory.policy.checksums import ean13, luhn
 from mymcp.plugins.mnemosyne.memory.policy.engine import Finder, Text
-from mymcp.plugins.mnemosyne.memory.policy.numbers import (
-    in_hex_identifier,
-    label_of,
-    numbers,
-    parts,
-)
+from mymcp.plugins.mnemosyne.memory.policy.numbers import in_hex, label_of, numbers, parts
 from mymcp.plugins.mnemosyne.memory.policy.words import BENIGN, CARD, IDENTITY
 
 Span = tuple[int, int]
@@ -32,7 +27,7 @@ def _standing(text: Text, start: int, end: int) -> bool:
         return False
     if "XXX" in found.upper():
         return False
-    return not in_hex_identifier(text, start, end)
+    return not in_hex(text, start, end)
 
 
 # --- US social security numbers (the contract's rule) -------------------------------------
@@ -163,7 +158,7 @@ _GROUP = re.compile(r"\d+")
 def card_candidates(text: Text) -> Iterator[Span]:
     if text.shape.count(b"0") >= 13:
         for match in _CANDIDATE.finditer(text.shape):
-            if not in_hex_identifier(text, *match.span()):
+            if not in_hex(text, *match.span()):
                 yield match.span()
 
 

@@ -22,15 +22,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from mymcp.plugins.mnemosyne.memory.policy import words
 from mymcp.plugins.mnemosyne.memory.policy.engine import Text
-from mymcp.plugins.mnemosyne.memory.policy.words import (
-    BENIGN,
-    LABEL_INFIXES,
-    LABELS,
-    PHRASES,
-    SPELLED_IN_CAPITALS,
-    phone_label,
-)
 
 Span = tuple[int, int]
 
@@ -98,37 +91,36 @@ def _reach(text: Text, start: int) -> int:
     return reach
 
 
-def _nearest(words: list[str], phone: bool) -> str | None:
+def _nearest(before: list[str], phone: bool) -> str | None:
     lowered = [
-        "" if word.lower() in SPELLED_IN_CAPITALS and not word.isupper() else word.lower()
-        for word in words
+        "" if word.lower() in words.SPELLED_IN_CAPITALS and not word.isupper() else word.lower()
+        for word in before
     ]
     for index in range(len(lowered) - 1, -1, -1):
         word = lowered[index]
         pair = (lowered[index - 1], word) if index else ("", "")
-        if pair in PHRASES and not (pair[0] == "id" and _benign(lowered, index - 2)):
+        if pair in words.PHRASES and not (pair[0] == "id" and _benign(lowered, index - 2)):
             return "identity"
-        label = LABELS.get(word) or next(
-            (kind for infix, kind in LABEL_INFIXES if infix in word), None
+        label = words.LABELS.get(word) or next(
+            (kind for infix, kind in words.LABEL_INFIXES if infix in word), None
         )
-        if label is not None and (phone or not phone_label(word)):
+        if label is not None and (phone or not words.phone_label(word)):
             return label
     return None
 
 
-def _benign(words: list[str], index: int) -> bool:
-    return index >= 0 and LABELS.get(words[index]) == BENIGN
+def _benign(before: list[str], index: int) -> bool:
+    return index >= 0 and words.LABELS.get(before[index]) == words.BENIGN
 
 
 def label_of(text: Text, start: int, end: int) -> str | None:
     """The nearest label of the number at ``start:end`` (see the module docstring)."""
     # A phone number has twelve digits at most without its "+", and no social security shape.
     phone = text.shape.count(b"0", start, end) <= 12 and text.shape[start:end] != b"000-00-0000"
-    words = _WORD.findall(text.value, _reach(text, start), start)[-5:]
-    found = _nearest(words, phone)
+    found = _nearest(_WORD.findall(text.value, _reach(text, start), start)[-5:], phone)
     if found is None and (after := _AFTER.match(text.value, end)) is not None:
         found = _nearest([after.group(1) or after.group(2)], phone)
-        found = None if found == BENIGN else found
+        found = None if found == words.BENIGN else found
     return found
 
 
@@ -142,7 +134,7 @@ _HEX = re.compile(
 _HEX_LETTERS = frozenset("abcdefABCDEF")
 
 
-def in_hex_identifier(text: Text, start: int, end: int) -> bool:
+def in_hex(text: Text, start: int, end: int) -> bool:
     """True when ``start:end`` lies inside a UUID or a long run of hex digits."""
     spans = text.cache.get("hex")
     if spans is None:
