@@ -797,8 +797,7 @@ def mfa_secrets(d: Draw) -> str:
         ),
         lambda: f"MFA seed for the root account: {d.s(BASE32, 32)}",
         lambda: (
-            "GitHub recovery codes:\n"
-            + "\n".join(f"{d.s(HEX, 5)}-{d.s(HEX, 5)}" for _ in range(8))
+            "GitHub recovery codes:\n" + "\n".join(f"{d.s(HEX, 5)}-{d.s(HEX, 5)}" for _ in range(8))
         ),
         lambda: (
             f"backup codes for google: {d.digits(4)} {d.digits(4)}, {d.digits(4)} {d.digits(4)}, {d.digits(4)} {d.digits(4)}"
@@ -1167,7 +1166,9 @@ def _codice_fiscale(d: Draw) -> str:
 def _czech(d: Draw) -> str:
     value = d.stdnum(
         "cz.rc",
-        lambda: f"{d.n(54, 99):02d}{d.n(1, 12) + d.r.choice((0, 50)):02d}{d.n(1, 28):02d}{d.digits(4)}",
+        lambda: (
+            f"{d.n(54, 99):02d}{d.n(1, 12) + d.r.choice((0, 50)):02d}{d.n(1, 28):02d}{d.digits(4)}"
+        ),
     )
     return f"{value[:6]}/{value[6:]}"
 
@@ -1641,6 +1642,162 @@ def logs_and_markup(d: Draw) -> str:
     return d.r.choice(forms)()
 
 
+# --- a second batch: whole notes, other syntaxes, other languages -------------------------------
+
+_BENIGN_LINES = (
+    "Standup moved to 9:30.",
+    "Ask Priya about the Q3 budget.",
+    "Deploy window: Tuesday 14:00-16:00 UTC.",
+    "The staging cluster runs on three nodes.",
+    "Remember to renew the TLS certificate in March.",
+    "Meeting ID 845 1234 5678.",
+    "Ticket OPS-4821 is still open.",
+    "Tracking number 1Z999AA10123456784.",
+)
+
+
+def _in_a_note(d: Draw, secret: str) -> str:
+    lines = d.r.sample(_BENIGN_LINES, d.n(2, 4))
+    lines.insert(d.n(0, len(lines)), secret)
+    return d.pick("\n", " ", "\n- ").join(lines)
+
+
+def secrets_in_notes(d: Draw) -> str:
+    """A secret of any family, inside a note of several ordinary lines."""
+    family = d.r.choice(
+        [
+            cloud_keys,
+            code_hosts,
+            assignments,
+            prose_passwords,
+            cards,
+            us_identifiers,
+            national_ids,
+            headers_and_cookies,
+            config_files,
+        ]
+    )
+    return _in_a_note(d, family(d))
+
+
+def manifests(d: Draw) -> str:
+    password = d.password()
+    encoded = base64.b64encode(password.encode()).decode()
+    forms = (
+        lambda: (
+            f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: {encoded}"
+        ),
+        lambda: f"stringData:\n  DATABASE_URL: postgres://app:{password}@db:5432/app",
+        lambda: (
+            f"services:\n  db:\n    image: postgres:16\n    environment:\n      - POSTGRES_PASSWORD={password}"
+        ),
+        lambda: f'variable "db_password" {{\n  default = "{password}"\n}}',
+        lambda: f"[database]\nhost = {d.host()}\nuser = {d.user()}\npassword = {password}",
+        lambda: f"env:\n  SLACK_TOKEN: xoxb-{d.digits(12)}-{d.digits(13)}-{d.s(ALNUM, 24)}",
+        lambda: f"DB_HOST={d.host()}\nDB_USER={d.user()}\nDB_PASS={password}\nDB_NAME=app",
+        lambda: (
+            f'<connectionStrings><add name="Main" connectionString="Server={d.host()};User Id={d.user()};Password={password};" /></connectionStrings>'
+        ),
+        lambda: f"spring:\n  datasource:\n    username: {d.user()}\n    password: {password}",
+        lambda: f'{{"mail": {{"user": "{d.user()}@example.com", "pass": "{password}"}}}}',
+    )
+    return d.r.choice(forms)()
+
+
+def ids_in_other_languages(d: Draw) -> str:
+    forms = (
+        lambda: f"Numéro de passeport : {d.digits(2)}{d.s(string.ascii_uppercase, 2)}{d.digits(5)}",
+        lambda: f"numero di passaporto YA{d.digits(7)}",
+        lambda: f"número de pasaporte PAA{d.digits(6)}",
+        lambda: f"paspoortnummer N{d.s(UPPER_ALNUM, 8)}",
+        lambda: f"パスポート番号 TK{d.digits(7)}",
+        lambda: f"护照号码 E{d.digits(8)}",
+        lambda: f"여권번호 M{d.digits(8)}",
+        lambda: f"паспорт {d.digits(4)} {d.digits(6)}",
+        lambda: f"Personalausweisnummer: T{d.s('CFGHJKLMNPRTVWXYZ0123456789', 8)}",
+        lambda: f"número de identificación fiscal {d.digits(8)}{d.pick(*string.ascii_uppercase)}",
+        lambda: (
+            f"Sozialversicherungsnummer {d.digits(2)} {_ddmmyy(d)} {d.pick(*string.ascii_uppercase)} {d.digits(3)}"
+        ),
+        lambda: f"codice fiscale del cliente: {_codice_fiscale(d)}",
+        lambda: f"Führerscheinnummer B{d.digits(9)}",
+        lambda: f"rijbewijsnummer {d.digits(10)}",
+    )
+    return note(d, d.r.choice(forms)())
+
+
+def more_benign_ids(d: Draw) -> str:
+    forms = (
+        lambda: f"Stripe account acct_{d.s(ALNUM, 16)}, invoice in_{d.s(ALNUM, 24)}",
+        lambda: f"refund re_{d.s(ALNUM, 24)} issued",
+        lambda: f"price_{d.s(ALNUM, 24)} is the monthly plan",
+        lambda: f"Twilio recording RE{d.s(HEX, 32)} and messaging service MG{d.s(HEX, 32)}",
+        lambda: f"Notion page {d.s(HEX, 32)}",
+        lambda: f"Firebase uid {d.s(ALNUM, 28)}",
+        lambda: f"dd.trace_id={d.n(10**18, 9 * 10**18)} dd.span_id={d.n(10**18, 9 * 10**18)}",
+        lambda: f"https://twitter.com/acme/status/{d.n(10**18, 2 * 10**18)}",
+        lambda: f"ns timestamp {d.n(1_600_000_000 * 10**9, 1_800_000_000 * 10**9)}",
+        lambda: f"sort code {d.digits(2)}-{d.digits(2)}-{d.digits(2)}, account {d.digits(8)}",
+        lambda: (
+            f"IBAN FR76 {d.digits(4)} {d.digits(4)} {d.digits(4)} {d.digits(4)} {d.digits(4)} {d.digits(3)}"
+        ),
+        lambda: f"Employee ID E{d.digits(7)}",
+        lambda: f"Member number {d.digits(8)} (gym)",
+        lambda: f"lotto numbers {' '.join(str(d.n(1, 49)) for _ in range(6))}",
+        lambda: f"GPS {d.n(-89, 89)}.{d.digits(6)}, {d.n(-179, 179)}.{d.digits(6)}",
+        lambda: f"Windows build 10.0.{d.n(19041, 22631)}.{d.n(1000, 4000)}",
+        lambda: f"iPhone {d.n(11, 16)} Pro, RTX {d.n(30, 50)}90, ThinkPad X1 Gen {d.n(9, 12)}",
+        lambda: f"request {d.uuid()} took {d.n(10, 999)} ms",
+        lambda: f"Order #{d.digits(4)}-{d.digits(4)}-{d.digits(4)}-{d.digits(4)} shipped",
+        lambda: f"Invoice {d.n(2020, 2026)}-{d.digits(6)}, total {d.n(10, 999)}.{d.digits(2)} EUR",
+        lambda: f"YouTube {d.s(B64URL, 11)}, playlist PL{d.s(B64URL, 32)}",
+        lambda: f"Mongo _id {d.s(HEX, 24)}, etag {d.s(HEX, 32)}",
+        lambda: f"Google Drive folder 1{d.s(B64URL, 32)}",
+        lambda: f"S3 key uploads/{d.n(2020, 2026)}/{d.uuid()}.png",
+    )
+    return d.r.choice(forms)()
+
+
+def more_benign_prose_and_code(d: Draw) -> str:
+    forms = (
+        "The password reset token expires in 15 minutes.",
+        "I keep forgetting my password for the bank app.",
+        "Use a strong password like a sentence of four random words.",
+        "use ssh-agent to access the bastion without typing the key",
+        "Use docker-compose to connect the services locally.",
+        "Log in with your company Google account.",
+        "Type yes when the installer asks to continue.",
+        "password = hashlib.sha256(salt + raw).hexdigest()",
+        "if password != confirm:\n    raise ValueError('mismatch')",
+        "token = jwt.encode(payload, key, algorithm='HS256')",
+        'api_key = get_secret("API_KEY")',
+        'SECRET_KEY = os.getenv("SECRET_KEY")',
+        'String password = request.getParameter("password");',
+        "password_min_length = 12\ntoken_expiry = '1h'\nsecret_name: prod/db",
+        "session.auth = (user, token)",
+        "client = Client(sid, token)",
+        "server.login(username, app_password)",
+        "machine learning login page password reset flow",
+        "We use 1Password to share the vault with the team.",
+        "Bearer tokens are rejected after the key rotation.",
+        "The API key lives in the CI secrets, named OPENAI_API_KEY.",
+        "Passwords must not be reused; the policy checks the last 5.",
+        "The door code changes every month; ask the front desk.",
+        "Open it with the spare key under the mat.",
+        "Sign in with Apple is enabled for iOS users.",
+        "redis-cli -h cache.internal ping",
+        "curl -u $CI_USER https://ci.example.com/api/json",
+        "mysql -u app -p -h db.internal app",
+        "docker login ghcr.io -u acme --password-stdin",
+        "psql postgres://app@db.internal/app",
+        "git clone https://github.com/acme/app.git",
+        "https://<user>:<password>@registry.example.com/v2/",
+        "postgres://{{ db_user }}:{{ db_password }}@db:5432/app",
+        "export DATABASE_URL=postgres://$PGUSER:$PGPASSWORD@localhost/app",
+    )
+    return d.pick(*forms)
+
+
 SENSITIVE: dict[str, Family] = {
     "cloud keys": cloud_keys,
     "code host and registry tokens": code_hosts,
@@ -1663,6 +1820,9 @@ SENSITIVE: dict[str, Family] = {
     "US identifiers": us_identifiers,
     "national identifiers": national_ids,
     "immigration numbers": immigration,
+    "secrets inside longer notes": secrets_in_notes,
+    "manifests, compose files, multi-line config": manifests,
+    "identity numbers labelled in other languages": ids_in_other_languages,
 }
 
 BENIGN: dict[str, Family] = {
@@ -1677,6 +1837,8 @@ BENIGN: dict[str, Family] = {
     "masked values": masked,
     "code and config without secrets": code_and_config,
     "logs, markup, URLs, other scripts": logs_and_markup,
+    "more object IDs, references and numbers": more_benign_ids,
+    "more prose and code about credentials": more_benign_prose_and_code,
 }
 
 PER_FAMILY = 60

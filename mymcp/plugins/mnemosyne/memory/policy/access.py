@@ -43,9 +43,13 @@ def password_value(text: Text, match: Match) -> bool:
     )
 
 
-def strict_password(text: Text, match: Match) -> bool:
-    """The same, for a password met in running prose: it needs a digit or a symbol."""
-    return values.prose_password(match.group("password").rstrip(".,;:)\"'"))
+def login_password(text: Text, match: Match) -> bool:
+    """The password of a login pair: after "user/…" or "user:…" anything but a word; after a
+    line break (where the next line could be anything) a symbol or digits too."""
+    password = match.group("password").rstrip(".,;:)\"'")
+    if match.groupdict().get("sep", "/") in "/:":
+        return values.looks_like_password(password, quoted=False, strict=True)
+    return values.prose_password(password)
 
 
 def random_value(text: Text, match: Match) -> bool:
@@ -177,10 +181,16 @@ def positional_secret(text: Text, match: Match) -> bool:
 # --- prose --------------------------------------------------------------------------------
 
 LOGIN_WORDS = ("login", "log", "credentials", "credential", "creds", "signin", "sign")
-# "Login for the router: admin / …", "credentials:\nroot\n…": a user, then a password.
+# "Login for the router: admin / …", "credentials:\nroot\n…": a user name, then a password.
 LOGIN_PAIR = re.compile(
-    r"(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b(?:[:=]\s*|(?:(?![.!?]\s)[^\n:=]){1,30}"
-    r"[:=][ \t]+)(?P<user>[^\s/:]{1,64})[ \t]*(?:[/:]|\n)[ \t]*(?P<password>\S{4,64})",
+    r"""(?:log[ -]?in|credentials?|creds|sign[ -]?in)\b(?:[:=]\s*|(?:(?![.!?]\s)[^\n:=]){1,30}
+    [:=][ \t]+)(?P<user>[^\s/:]{1,64})[ \t]*(?P<sep>[/:]|\n)[ \t]*(?P<password>\S{4,64})""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# "user bob, pass …": a user name and the word that names the password.
+USER_PASS = re.compile(
+    r"user(?:name)?[ \t]*[:=]?[ \t]*[^\s,;]{1,64}[ \t]*[,;][ \t]*(?:pass(?:word)?|pw|pwd)[ \t]*"
+    r"[:=]?[ \t]*(?P<password>\S{4,64})",
     re.IGNORECASE,
 )
 SAID_WORDS = ("use", "unlock", "decrypt", "open", "log", "sign", "type", "enter", "new")
@@ -191,7 +201,7 @@ SAID_PASSWORD = re.compile(
         |decrypt|open|connect|get\s+in)
     |\b(?:unlock|decrypt|open)\s+(?:it\s+|this\s+|that\s+|(?:the|my)\s+\w+\s+)?(?:with|using)
         \s+["']?(?P<b>\S+)
-    |\b(?:log|sign)\s*(?:in|on)(?:\s+(?:as|to)\s+\S+)?\s+(?:with|using)\s+(?:[^\s:]+:)?["']?
+    |\b(?:log|sign)\s*(?:in|on)(?:\s+(?:as|to)\s+\S+)?\s+(?:with|using)\s+(?P<user>[^\s:]+:)?["']?
         (?P<c>\S+)
     |\b(?:type|enter)\s+["']?(?P<d>\S+?)["']?\s+(?:when|at|as|if|in|to)\b
     |\bnew\s+(?:one|password|passphrase)\s*(?::|is)\s*["']?(?P<e>\S+)""",
@@ -200,8 +210,12 @@ SAID_PASSWORD = re.compile(
 
 
 def said_password(text: Text, match: Match) -> bool:
-    said = next(group for group in match.group("a", "b", "c", "d", "e") if group)
-    return values.prose_password(said.rstrip(".,;:)\"'"))
+    """Unnamed ("use … to unlock") it must not read as a product name; named by a user
+    ("log in with bob:…") or as the new password ("new one: …") anything but a word counts."""
+    said = next(group for group in match.group("a", "b", "c", "d", "e") if group).rstrip(".,;:)\"'")
+    if match.group("user") or match.group("e"):
+        return values.looks_like_password(said, quoted=False, strict=True)
+    return values.prose_password(said)
 
 
 # --- passwords in other scripts -----------------------------------------------------------

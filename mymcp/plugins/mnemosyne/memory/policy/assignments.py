@@ -215,12 +215,13 @@ _LINKER = re.compile(
     re.IGNORECASE,
 )
 _OPENS_PROSE = frozenset([*_PHRASE_OPENERS, *_LINKERS, "—", "–"])
-_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+|[—–])(?![^\s.,;:!?)])")
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+|[—–])(?=\s|$|[.,;:!?)](?:\s|$))")
 _CALL = re.compile(r"""\([ \t]*(?=["'])""")
 _K8S_VALUE = re.compile(r"""["']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*""")
 _ELEMENT = re.compile(r"""["']?>""")
-# <add key="API_KEY" value="…" />: the name in one attribute, the value in the next.
-_ATTRIBUTE = re.compile(r"""["'][ \t]+value[ \t]*=[ \t]*(?=["'])""")
+# <add key="API_KEY" value="…" />, and Terraform's variable "db_password" { default = "…" }:
+# the name in one place, the value in the next.
+_ATTRIBUTE = re.compile(r"""["'](?:[ \t]+value|[ \t]*\{\s*default)[ \t]*=[ \t]*(?=["'])""")
 _DIRECTIVE = re.compile(r"(?<![\w-])(?:setx|setenv|SetEnv|ENV|set[ \t]+-[gUx]+)[ \t]+$")
 
 
@@ -234,6 +235,12 @@ def _join(value: str, start: int, end: int, *, flag: bool) -> tuple[str, int]:
     op = operator.group("op")
     if op == ",":
         return ("code", operator.end()) if value[start - 1 : start] in "\"'" else ("none", end)
+    if op in {"==", "===", "!="}:  # a comparison: only a literal in quotes is a password
+        return (
+            ("code", operator.end())
+            if value[operator.end() : operator.end() + 1] in "\"'"
+            else ("none", end)
+        )
     if op:
         return ("colon" if op in {":", "\uff1a"} else "code"), operator.end()
     if (call := _CALL.match(value, end)) is not None:

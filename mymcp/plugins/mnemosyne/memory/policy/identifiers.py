@@ -79,14 +79,17 @@ def _shapes(text: Text) -> dict[bytes, list[Span]]:
     return index
 
 
-def formatted(shapes: tuple[bytes, ...]) -> Finder:
-    """The finder of the numbers written in one of ``shapes``, in upper case."""
+def formatted(shapes: tuple[bytes, ...], *, labelled: bool = True) -> Finder:
+    """The finder of the numbers written in one of ``shapes``, in upper case (unless a
+    label says they are something else, when ``labelled``)."""
 
     def find(text: Text) -> Iterator[str]:
         index = _shapes(text)
         for shape in shapes:
             for start, end in index.get(shape, ()):
-                if _standing(text, start, end) and label_of(text, start, end) != BENIGN:
+                if _standing(text, start, end) and not (
+                    labelled and label_of(text, start, end) == BENIGN
+                ):
                     yield text.value[start:end].upper()
 
     return find
@@ -155,11 +158,21 @@ _CANDIDATE = re.compile(rb"0(?<!00)(?:[ -]?0){12,18}(?!0)")
 _GROUP = re.compile(r"\d+")
 
 
+# A run of six or more digit groups ("timings 5615 7325 9645 4318 2849 2701") is a list of
+# numbers, and the digits right after a mask ("**** **** **** 0600 …") belong to it.
+_LIST = re.compile(rb"(?:0+[ -]){5,}0+")
+_AFTER_A_MASK = re.compile(r"[*\u2022#]{2}[- ]?$")
+
+
 def card_candidates(text: Text) -> Iterator[Span]:
     if text.shape.count(b"0") >= 13:
+        lists = [m.span() for m in _LIST.finditer(text.shape)]
         for match in _CANDIDATE.finditer(text.shape):
-            if not in_hex(text, *match.span()):
-                yield match.span()
+            start, end = match.span()
+            if any(a <= start and end <= b for a, b in lists):
+                continue
+            if not in_hex(text, start, end) and not _AFTER_A_MASK.search(text.value, 0, start):
+                yield start, end
 
 
 def _within(value: int, low: int, high: int) -> bool:
@@ -201,11 +214,10 @@ def _layout(sizes: list[int], *, irregular: bool = False) -> bool:
     return irregular and len(sizes) <= 4 and sizes[0] >= 4 and all(3 <= n <= 12 for n in sizes)
 
 
-def _is_card(text: Text, start: int, end: int, digits: str, written: bool) -> bool:
-    if not luhn(digits) or len(set(digits)) == 1:
+def _is_card(text: Text, span: Span, label: str | None, digits: str, written: bool) -> bool:
+    if not luhn(digits) or len(set(digits)) == 1 or text.value[span[0] - 1 : span[0]] == "+":
         return False
-    label = label_of(text, start, end)
-    if label == BENIGN or not (written or label == CARD) or text.value[start - 1 : start] == "+":
+    if label == BENIGN or not (written or label == CARD):
         return False
     return label == CARD or (
         not (digits[:3] in ("978", "979") and ean13(digits)) and _issued(digits)
@@ -213,12 +225,14 @@ def _is_card(text: Text, start: int, end: int, digits: str, written: bool) -> bo
 
 
 def card_number(text: Text, span: Span) -> bool:
-    """The candidate, or a run of its groups, is a card number (see the module docstring)."""
+    """The candidate, or a run of its groups, is a card number (see the module docstring).
+    A run of groups takes the label of the whole number (an IBAN's groups are no card)."""
     value = text.value
     groups = [match.span() for match in _GROUP.finditer(value, *span)]
     sizes = [stop - begin for begin, stop in groups]
     digits = "".join(value[begin:stop] for begin, stop in groups)
-    if _is_card(text, *span, digits, _layout(sizes, irregular=True)):
+    label = label_of(text, *span)
+    if _is_card(text, span, label, digits, _layout(sizes, irregular=True)):
         return True
     for first in range(len(groups)):  # "4111111111111111 0": the card is a run of groups
         for last in range(first, len(groups)):
@@ -227,7 +241,7 @@ def card_number(text: Text, span: Span) -> bool:
                 break
             if total >= 13 and (first, last) != (0, len(groups) - 1):
                 run = "".join(value[b:e] for b, e in groups[first : last + 1])
-                layout = _layout(sizes[first : last + 1])
-                if layout and _is_card(text, groups[first][0], groups[last][1], run, True):
-                    return True
+                if _layout(sizes[first : last + 1]):
+                    if _is_card(text, (groups[first][0], groups[last][1]), label, run, True):
+                        return True
     return False

@@ -156,9 +156,10 @@ _INNER_DIGIT = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 
 def prose_password(value: str) -> bool:
     """A password said in a sentence without naming it ("use X to unlock"): it must not be
-    a product name ("1Password", "OAuth2"), so it needs a symbol, two digits or a digit
-    among its letters."""
+    a product name ("1Password", "OAuth2", "ssh-agent"), so it needs a symbol other than the
+    ones that join words, two digits or a digit among its letters."""
     if not looks_like_password(value, quoted=False, strict=True) or "/" in value:
         return False
-    digits, _, symbol, _ = _classes(value)
+    digits = sum(char.isdigit() for char in value)
+    symbol = any(char in _SYMBOLS and char not in "-_." for char in value)
     return symbol or digits >= 2 or _INNER_DIGIT.search(value) is not None

@@ -77,7 +77,7 @@ coordinates coordinate lat lon lng latitude longitude usd eur gbp part parts pn 
 ord invoice inv sku item items article art model ref reference
 ticket case incident issue bug pr po purchase lot batch catalog catalogue cat product
 shipment parcel package awb waybill consignment booking confirmation reservation pnr
-transaction txn tx bill customer client member membership employee student account
+transaction txn tx receipt bill customer client member membership employee student account
 isbn issn doi ean upc gtin asin mpn isin cusip sedol phone tel telephone mobile cell fax
 call whatsapp build version release job run pipeline commit revision rev request req trace
 span correlation message msg zip postal postcode plz cep room flight train seat gate vin
@@ -103,7 +103,8 @@ passnummer passport passeport pasaporte passaporto paspoort passaporte pasport p
 cédula cedula curp rfc rut cuil cuit dui cpf aadhaar aadhar nric hkid mykad nik ktp cnic
 iqama kimlik tckn cnp egn егн oib jmbg emšo emso snils снилс инн паспорт isikukood amka
 αμκα αφμ afm medicare medicaid mbi licence license dl ppsn pps ird nhi abn pan rg nin
-uci brp aufenthaltstitel séjour sejour alien uscis ead zehut ic
+uci brp aufenthaltstitel séjour sejour alien uscis ead zehut ic rijbewijs rijbewijsnummer
+paspoortnummer führerschein führerscheinnummer fuehrerschein passportnumber
 """
 _NATIONALITIES = """
 african american british canadian indian chinese japanese korean brazilian mexican german
@@ -126,7 +127,7 @@ PHRASES = frozenset(
     personas/kods rodné/číslo rodne/cislo codice/fiscale pan/card pan/number ni/number ni/no
     sécurité/sociale securite/sociale seguridad/social seguro/social segurança/social
     previdenza/sociale green/card ead/card residence/permit visa/number visa/grant a/number
-    sv/nummer id/number id/no id/nr id/num
+    sv/nummer identificación/fiscal identificacion/fiscal id/number id/no id/nr id/num
     """.split()),
     *((nationality, "id") for nationality in _NATIONALITIES.split()),
 ))  # fmt: skip
@@ -134,7 +135,8 @@ PHRASES = frozenset(
 LABEL_INFIXES = (
     *((infix, IDENTITY) for infix in (
         "身份证", "身份證", "居民身份", "マイナンバー", "個人番号", "주민등록", "주민번호", "护照",
-        "護照", "旅券", "여권", "الهوية", "جواز", "תעודת", "ת.ז", "الرقم القومي")),
+        "護照", "旅券", "여권", "الهوية", "جواز", "תעודת", "ת.ז", "الرقم القومي", "パスポート",
+        "運転免許")),
     *((infix, CARD) for infix in ("卡号", "信用卡", "銀行卡", "カード", "카드", "بطاقة", "כרטיס")),
 )  # fmt: skip
 # Short labels that are also ordinary words or name parts count only in capitals ("RG").
