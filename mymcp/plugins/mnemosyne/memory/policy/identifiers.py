@@ -171,12 +171,9 @@ def card_candidates(text: Text) -> Iterator[Span]:
             start, end = match.span()
             if any(a <= start and end <= b for a, b in lists):
                 continue
-            if not in_hex(text, start, end) and not _AFTER_A_MASK.search(text.value, 0, start):
+            after_a_mask = _AFTER_A_MASK.search(text.value, max(0, start - 3), start)
+            if not in_hex(text, start, end) and not after_a_mask:
                 yield start, end
-
-
-def _within(value: int, low: int, high: int) -> bool:
-    return low <= value <= high
 
 
 def _issued(digits: str) -> bool:
@@ -185,17 +182,17 @@ def _issued(digits: str) -> bool:
     two, three, four, six = (int(digits[:n]) for n in (2, 3, 4, 6))
     networks = (
         (digits[0] == "4", size in (13, 16, 19)),  # Visa
-        (_within(two, 51, 55) or _within(four, 2221, 2720), size == 16),  # Mastercard
+        (51 <= two <= 55 or 2221 <= four <= 2720, size == 16),  # Mastercard
         (two in (34, 37), size == 15),  # American Express
         (
-            four == 6011 or _within(three, 644, 649) or two == 65 or _within(six, 622126, 622925),
+            four == 6011 or 644 <= three <= 649 or two == 65 or 622126 <= six <= 622925,
             16 <= size <= 19,
         ),
-        (_within(three, 300, 305) or four == 3095 or two in (36, 38, 39), 14 <= size <= 19),
-        (_within(four, 3528, 3589), 16 <= size <= 19),  # JCB
+        (300 <= three <= 305 or four == 3095 or two in (36, 38, 39), 14 <= size <= 19),
+        (3528 <= four <= 3589, 16 <= size <= 19),  # JCB
         (two in (62, 81), 16 <= size <= 19),  # UnionPay
-        (two == 50 or _within(two, 56, 69), 12 <= size <= 19),  # Maestro
-        (_within(four, 2200, 2204), 16 <= size <= 19),  # Mir
+        (two == 50 or 56 <= two <= 69, 12 <= size <= 19),  # Maestro
+        (2200 <= four <= 2204, 16 <= size <= 19),  # Mir
         (two in (60, 65, 81, 82) or three == 508, size == 16),  # RuPay
         (four == 9792, size == 16),  # Troy
         (digits[0] == "1", size == 15),  # UATP
