@@ -158,21 +158,28 @@ _CANDIDATE = re.compile(rb"0(?<!00)(?:[ -]?0){12,18}(?!0)")
 _GROUP = re.compile(r"\d+")
 
 
-# A run of six or more digit groups ("timings 5615 7325 9645 4318 2849 2701") is a list of
-# numbers, and the digits right after a mask ("**** **** **** 0600 …") belong to it.
-_LIST = re.compile(rb"(?:0+[ -]){5,}0+")
 _AFTER_A_MASK = re.compile(r"[*\u2022#]{2}[- ]?$")
 
 
+def _in_a_list(shape: bytes, start: int, end: int) -> bool:
+    """Six digit groups or more in a row ("timings 5615 7325 9645 4318 2849 2701") are a
+    list of numbers, not a card."""
+    while start and shape[start - 1] in b"0 -":
+        start -= 1
+    while end < len(shape) and shape[end] in b"0 -":
+        end += 1
+    return len(shape[start:end].replace(b"-", b" ").split()) >= 6
+
+
 def card_candidates(text: Text) -> Iterator[Span]:
+    """The contract's candidates, less the digits inside a digest or a list, or right after
+    a mask ("**** **** **** 0600 …")."""
     if text.shape.count(b"0") >= 13:
-        lists = [m.span() for m in _LIST.finditer(text.shape)]
         for match in _CANDIDATE.finditer(text.shape):
             start, end = match.span()
-            if any(a <= start and end <= b for a, b in lists):
+            if _in_a_list(text.shape, start, end) or in_hex(text, start, end):
                 continue
-            after_a_mask = _AFTER_A_MASK.search(text.value, max(0, start - 3), start)
-            if not in_hex(text, start, end) and not after_a_mask:
+            if not _AFTER_A_MASK.search(text.value, max(0, start - 3), start):
                 yield start, end
 
 
