@@ -20,19 +20,19 @@ from __future__ import annotations
 
 import argparse
 import base64
-import hashlib
 import importlib
 import json
 import random
 import string
 import sys
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
+
+from tests.mnemosyne.memory.policy_corpus import b64url, base58check  # noqa: E402
 
 ALNUM = string.ascii_letters + string.digits
 LOWER = string.ascii_lowercase
@@ -140,28 +140,6 @@ def _luhn_check(body: str) -> int:
             digit = digit * 2 - 9 if digit > 4 else digit * 2
         total += digit
     return (10 - total % 10) % 10
-
-
-def _b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def _base62(number: int, width: int) -> str:
-    out = ""
-    while number:
-        number, digit = divmod(number, 62)
-        out = ALNUM[digit] + out
-    return out.rjust(width, "0")
-
-
-def _base58check(payload: bytes) -> str:
-    data = payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
-    number = int.from_bytes(data, "big")
-    out = ""
-    while number:
-        number, digit = divmod(number, 58)
-        out = BASE58[digit] + out
-    return "1" * (len(data) - len(data.lstrip(b"\0"))) + out
 
 
 def _bip39() -> list[str]:
@@ -276,11 +254,7 @@ def cloud_keys(d: Draw) -> str:
 
 def code_hosts(d: Draw) -> str:
     body = d.s(ALNUM, 30)
-    classic = (
-        d.pick("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
-        + body
-        + _base62(zlib.crc32(body.encode()), 6)
-    )
+    classic = d.pick("ghp_", "gho_", "ghu_", "ghs_", "ghr_") + body + d.s(ALNUM, 6)
     forms = (
         lambda: assigned(d, "github_token", classic),
         lambda: f"git remote set-url origin https://{classic}@github.com/acme/infra.git",
@@ -343,7 +317,7 @@ def payment_keys(d: Draw) -> str:
 
 def messaging(d: Draw) -> str:
     team, channel = "T" + d.s(UPPER_ALNUM, 9), "B" + d.s(UPPER_ALNUM, 9)
-    bot_user = _b64url(str(d.n(10**17, 10**19)).encode())
+    bot_user = b64url(str(d.n(10**17, 10**19)).encode())
     forms = (
         lambda: assigned(
             d, "slack_bot_token", f"xoxb-{d.digits(12)}-{d.digits(13)}-{d.s(ALNUM, 24)}"
@@ -448,9 +422,9 @@ def private_keys(d: Draw) -> str:
             {
                 "kty": "EC",
                 "crv": "P-256",
-                "x": _b64url(d.r.randbytes(32)),
-                "y": _b64url(d.r.randbytes(32)),
-                "d": _b64url(d.r.randbytes(32)),
+                "x": b64url(d.r.randbytes(32)),
+                "y": b64url(d.r.randbytes(32)),
+                "d": b64url(d.r.randbytes(32)),
             }
         ),
         lambda: (
@@ -477,8 +451,8 @@ def wallets(d: Draw) -> str:
     def phrase(size: int, sep: str = " ") -> str:
         return sep.join(d.r.choice(words) for _ in range(size))
 
-    wif = _base58check(b"\x80" + d.r.randbytes(32) + d.pick("\x01", "").encode())
-    xprv = _base58check(bytes.fromhex(d.pick("0488ade4", "04358394")) + d.r.randbytes(74))
+    wif = base58check(b"\x80" + d.r.randbytes(32) + d.pick("\x01", "").encode())
+    xprv = base58check(bytes.fromhex(d.pick("0488ade4", "04358394")) + d.r.randbytes(74))
     keypair = "[" + ",".join(str(d.n(0, 255)) for _ in range(64)) + "]"
     forms = (
         lambda: f"MetaMask secret recovery phrase: {phrase(12)}",
@@ -498,7 +472,7 @@ def wallets(d: Draw) -> str:
         lambda: assigned(d, "private_key", "0x" + d.s(HEX, 64)),
         lambda: f"solana keypair (id.json): {keypair}",
         lambda: f"~/.config/solana/id.json\n{keypair}",
-        lambda: f"phantom private key {_base58check(d.r.randbytes(60))[:88]}",
+        lambda: f"phantom private key {base58check(d.r.randbytes(60))[:88]}",
         lambda: (
             '{"address": "'
             + d.s(HEX, 40)
@@ -511,23 +485,23 @@ def wallets(d: Draw) -> str:
 
 
 def _jwt(d: Draw, alg: str = "HS256", payload: dict[str, object] | None = None) -> str:
-    header = _b64url(json.dumps({"alg": alg, "typ": "JWT"}).encode())
+    header = b64url(json.dumps({"alg": alg, "typ": "JWT"}).encode())
     body = payload or {"sub": d.digits(8), "iat": 1_700_000_000 + d.n(0, 10**7)}
-    signature = _b64url(d.r.randbytes(32 if alg == "HS256" else 256))
-    return f"{header}.{_b64url(json.dumps(body).encode())}.{signature}"
+    signature = b64url(d.r.randbytes(32 if alg == "HS256" else 256))
+    return f"{header}.{b64url(json.dumps(body).encode())}.{signature}"
 
 
 def compact_tokens(d: Draw) -> str:
     unsigned = ".".join(
-        [_b64url(b'{"alg":"none"}'), _b64url(json.dumps({"sub": d.s(HEX, 8)}).encode()), ""]
+        [b64url(b'{"alg":"none"}'), b64url(json.dumps({"sub": d.s(HEX, 8)}).encode()), ""]
     )
     jwe = ".".join(
         [
-            _b64url(b'{"alg":"dir","enc":"A256GCM"}'),
+            b64url(b'{"alg":"dir","enc":"A256GCM"}'),
             "",
-            _b64url(d.r.randbytes(12)),
-            _b64url(d.r.randbytes(60)),
-            _b64url(d.r.randbytes(16)),
+            b64url(d.r.randbytes(12)),
+            b64url(d.r.randbytes(60)),
+            b64url(d.r.randbytes(16)),
         ]
     )
     forms = (
@@ -1275,56 +1249,49 @@ def security_talk(d: Draw) -> str:
 
 
 def placeholders(d: Draw) -> str:
+    name = d.pick(*_SECRET_NAMES)
+    upper = name.upper()
+    host = d.host()
     forms = (
-        "password: ${DB_PASSWORD}",
-        "DB_PASSWORD=${DB_PASSWORD:?missing}",
-        'api_key = os.environ["OPENAI_API_KEY"]',
-        "token: {{ vault_token }}",
-        "export GITHUB_TOKEN=$(gh auth token)",
-        "Authorization: Bearer $TOKEN",
-        'curl -H "Authorization: Bearer ${API_TOKEN}" https://api.example.com',
-        "STRIPE_SECRET_KEY=<your-stripe-secret-key>",
-        "password = getpass.getpass()",
-        "api_key: YOUR_API_KEY_HERE",
-        "aws_secret_access_key = <redacted>",
-        "client_secret=REPLACE_ME",
-        "token=%GITHUB_TOKEN%",
-        "postgres://app:${POSTGRES_PASSWORD}@db:5432/app",
-        "https://<user>:<token>@github.com/acme/repo.git",
-        "https://<username>:<password>@gitlab.example.com/group/project.git",
-        "git clone https://{user}:{token}@github.com/org/repo",
-        "https://$GIT_USER:$GIT_TOKEN@git.example.com/repo.git",
-        "https://x-access-token:${GITHUB_TOKEN}@github.com/acme/app.git",
-        "https://oauth2:<PAT>@gitlab.com/acme/app.git",
-        "redis://:<password>@localhost:6379",
-        "mongodb://<db_user>:<db_password>@cluster.example.net/test",
-        "password: changeme",
-        "password: null",
-        "token: ''",
-        "valueFrom:\n  secretKeyRef:\n    name: db-secret\n    key: password",
-        "SECRET_KEY = env('DJANGO_SECRET_KEY')",
-        "password_file: /run/secrets/db_password",
-        "api_key: ${{ secrets.API_KEY }}",
-        "op://Private/Staging DB/password",
-        "password = config.database.password",
-        "DATABASE_PASSWORD: ENC[AES256_GCM,data:abc,iv:def,tag:ghi,type:str]",
-        "xoxb-your-token",
-        "AKIAXXXXXXXXXXXXXXXX",
-        "sk_live_xxxxxxxxxxxxxxxxxxxxxxxx",
-        "ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
-        "client = Client(account_sid, auth_token)",
-        "auth=(username, password)",
-        "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
-        "machine api.example.com login <user> password <token>",
-        "hostname:port:database:username:password",
-        "*:*:*:postgres:<password>",
-        "http -a user:<password> https://api.example.com",
-        "curl -u $USER:$PASS https://ci.example.com",
-        "password: '********'",
-        "Use <your passphrase> to unlock",
-        "the token is in $VAULT_ADDR/v1/secret/data/ci",
+        lambda: f"{name}: ${{{upper}}}",
+        lambda: f"{upper}=${{{upper}:?set it in the vault}}",
+        lambda: f'{name} = os.environ["{upper}"]',
+        lambda: f"{name}: {{{{ vault_{name} }}}}",
+        lambda: f"export {upper}=$(pass show ops/{name})",
+        lambda: f"Authorization: Bearer ${upper}",
+        lambda: f'curl -H "Authorization: Bearer ${{{upper}}}" https://{host}/v1/me',
+        lambda: f"{upper}=<your-{name.replace('_', '-')}>",
+        lambda: f"{name}: YOUR_{upper}_HERE",
+        lambda: f"{name} = {d.pick('<redacted>', '[REDACTED]', '<hidden>', '<secret>')}",
+        lambda: f"{name}: '{d.pick('********', '••••••••', 'xxxxxxxx', 'XXXXXXXXXXXX')}'",
+        lambda: f"{name}=%{upper}%",
+        lambda: f"{name} = config.get('{name}')",
+        lambda: f"{name}: !vault |\n  $ANSIBLE_VAULT;1.1;AES256",
+        lambda: f"{name}_file: /run/secrets/{name}",
+        lambda: f"{name}: ${{{{ secrets.{upper} }}}}",
+        lambda: f"op://Private/{host}/{name}",
+        lambda: f"{upper}: ENC[AES256_GCM,data:{d.s(B64, 12)},iv:{d.s(B64, 16)},type:str]",
+        lambda: f"https://<user>:<token>@{host}/acme/repo.git",
+        lambda: f"https://{{{{user}}}}:{{{{token}}}}@{host}/org/repo",
+        lambda: f"https://$CI_USER:$CI_TOKEN@{host}/repo.git",
+        lambda: f"https://x-access-token:${{GITHUB_TOKEN}}@{host}/acme/app.git",
+        lambda: f"redis://:<password>@{host}:6379",
+        lambda: f"mongodb://<db_user>:<db_password>@{host}/test",
+        lambda: d.pick(
+            "xoxb-your-token", "sk_live_" + "x" * 24, "ghp_" + "X" * 36, "AKIA" + "X" * 16
+        ),
+        lambda: "client = Client(account_sid, auth_token)",
+        lambda: "auth=(username, password)",
+        lambda: f"define('{upper}', getenv('{upper}'));",
+        lambda: f"machine {host} login <user> password <token>",
+        lambda: "hostname:port:database:username:password",
+        lambda: "*:*:*:postgres:<password>",
+        lambda: f"http -a user:<password> https://{host}/api",
+        lambda: f"curl -u $USER:$PASS https://{host}/api/json",
+        lambda: "Use <your passphrase> to unlock",
+        lambda: f"the {name} is in $VAULT_ADDR/v1/secret/data/ci",
     )
-    return d.pick(*forms)
+    return d.r.choice(forms)()
 
 
 def object_ids(d: Draw) -> str:
@@ -1389,7 +1356,7 @@ def identifiers_and_digests(d: Draw) -> str:
             ).decode()
             + " (base64)"
         ),
-        lambda: f"cursor: {_b64url(json.dumps({'offset': d.n(0, 999)}).encode())}",
+        lambda: f"cursor: {b64url(json.dumps({'offset': d.n(0, 999)}).encode())}",
         lambda: f'ETag W/"{d.s(HEX, 16)}"',
         lambda: f"build cache key linux-node-{d.s(HEX, 64)}",
         lambda: f"bcrypt hash $2b$12${d.s(B64.replace('+', '.'), 53)}",
@@ -1402,7 +1369,7 @@ def identifiers_and_digests(d: Draw) -> str:
         lambda: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + d.s(B64, 43) + " alice@laptop",
         lambda: _pem(d, d.pick("PUBLIC KEY", "CERTIFICATE", "PGP PUBLIC KEY BLOCK")),
         lambda: json.dumps(
-            {"kty": "RSA", "n": _b64url(d.r.randbytes(256)), "e": "AQAB", "kid": d.s(HEX, 8)}
+            {"kty": "RSA", "n": b64url(d.r.randbytes(256)), "e": "AQAB", "kid": d.s(HEX, 8)}
         ),
         lambda: f"STRIPE_PUBLISHABLE_KEY=pk_live_{d.s(ALNUM, 99)}",
         lambda: f"mapbox public token pk.eyJ1Ijoi{d.s(B64URL, 40)}.{d.s(B64URL, 22)}",

@@ -44,12 +44,16 @@ def password_value(text: Text, match: Match) -> bool:
 
 
 def login_password(text: Text, match: Match) -> bool:
-    """The password of a login pair: after "user/…" or "user:…" anything but a word; after a
-    line break (where the next line could be anything) a symbol or digits too."""
+    """The password of a login pair, after a real user name: anything but a word; on the
+    next line (which could be anything) a digit or a symbol too."""
     password = match.group("password").rstrip(".,;:)\"'")
-    if match.groupdict().get("sep", "/") in "/:":
-        return values.looks_like_password(password, quoted=False, strict=True)
-    return values.prose_password(password)
+    user = match.groupdict().get("user")
+    if user and values.is_placeholder(user.strip("\"'"), quoted=True):
+        return False
+    if not values.looks_like_password(password, quoted=False, strict=True):
+        return False
+    digit = any(char.isdigit() for char in password)
+    return digit or match.groupdict().get("sep") != "\n" or values.prose_password(password)
 
 
 def random_value(text: Text, match: Match) -> bool:

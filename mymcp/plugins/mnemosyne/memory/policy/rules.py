@@ -119,8 +119,8 @@ def _base_name(text: Text, match: re.Match[str]) -> bool:
     """The contract's keyword rule, less placeholders, references, masks and words a
     sentence goes on after; the value ends at ``&`` and loses its closing punctuation."""
     value = match.group("value").split("&")[0].rstrip(".,:;!?)]}")
-    if text.value[match.start() - 1 : match.start()] == ":":
-        return False  # arn:aws:secretsmanager:…:secret:prod/db
+    if text.value[match.start() - 1 : match.start()] in ("{", "%", "/", ":"):
+        return False  # ${API_KEY:?…}, %API_KEY%, arn:aws:secretsmanager:…:secret:prod/db
     if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 4:
         return not values.is_placeholder(value[1:-1], quoted=True)
     after = text.value[match.end() : match.end() + 2]
@@ -181,7 +181,7 @@ RULES: tuple[Rule, ...] = (
     Rule("credentials-by-position", CREDENTIAL, access.positional, access.positional_secret, access.POSITIONAL_WORDS),
     Rule("login-pair", CREDENTIAL, matches(access.LOGIN_PAIR, *access.LOGIN_WORDS), access.login_password, access.LOGIN_WORDS),
     Rule("user-and-password", CREDENTIAL, matches(access.USER_PASS, "user", "username"), access.login_password, ("user", "username")),
-    Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: values.looks_strong(value), access.PASSWORD_NOUNS),
+    Rule("password-named-after", CREDENTIAL, access.named_before, lambda text, value: values.prose_password(value), access.PASSWORD_NOUNS),
     Rule("password-in-prose", CREDENTIAL, matches(access.SAID_PASSWORD, *access.SAID_WORDS), access.said_password, access.SAID_WORDS),
     Rule("foreign-password", CREDENTIAL, access.foreign_passwords, access.foreign_password, access.FOREIGN_WORDS),
     Rule("session-cookie", CREDENTIAL, access.session_cookies, access.cookie_value, ("cookie",)),
