@@ -10,8 +10,9 @@ words before it, within its own sentence, clause and line (a number that opens i
 takes the label of the line above, as in a form), or a label right after it in brackets or
 at the end of the line:
 
-- ``benign``: order, invoice, part, SKU, ISBN, phone, version… (a phone label says nothing
-  of a number longer than a phone number, or shaped as a social security number);
+- ``benign``: order, invoice, part, SKU, ISBN, phone, version… (a phone or count label,
+  such as "page" or "row", says nothing of a number longer than a phone number, or shaped
+  as a social security number);
 - ``card``: card, credit, Visa, Mastercard… (in several languages);
 - ``identity``: the names of identity, tax, social security, passport, licence and
   residence numbers of many countries.
@@ -91,7 +92,7 @@ def _reach(text: Text, start: int) -> int:
     return reach
 
 
-def _nearest(before: list[str], phone: bool) -> str | None:
+def _nearest(before: list[str], digits: int, ssn: bool) -> str | None:
     lowered = [
         "" if word.lower() in words.SPELLED_IN_CAPITALS and not word.isupper() else word.lower()
         for word in before
@@ -104,7 +105,8 @@ def _nearest(before: list[str], phone: bool) -> str | None:
         label = words.LABELS.get(word) or next(
             (kind for infix, kind in words.LABEL_INFIXES if infix in word), None
         )
-        if label is not None and (phone or not words.phone_label(word)):
+        short = words.SHORT_LABELS.get(word)
+        if label is not None and not (short and digits > 12 or short == "phone" and ssn):
             return label
     return None
 
@@ -115,11 +117,10 @@ def _benign(before: list[str], index: int) -> bool:
 
 def label_of(text: Text, start: int, end: int) -> str | None:
     """The nearest label of the number at ``start:end`` (see the module docstring)."""
-    # A phone number has twelve digits at most without its "+", and no social security shape.
-    phone = text.shape.count(b"0", start, end) <= 12 and text.shape[start:end] != b"000-00-0000"
-    found = _nearest(_WORD.findall(text.value, _reach(text, start), start)[-5:], phone)
+    digits, ssn = text.shape.count(b"0", start, end), text.shape[start:end] == b"000-00-0000"
+    found = _nearest(_WORD.findall(text.value, _reach(text, start), start)[-5:], digits, ssn)
     if found is None and (after := _AFTER.match(text.value, end)) is not None:
-        found = _nearest([after.group(1) or after.group(2)], phone)
+        found = _nearest([after.group(1) or after.group(2)], digits, ssn)
         found = None if found == words.BENIGN else found
     return found
 

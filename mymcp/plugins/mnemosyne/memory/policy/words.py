@@ -141,9 +141,13 @@ LABEL_INFIXES = (
 )  # fmt: skip
 # Short labels that are also ordinary words or name parts count only in capitals ("RG").
 SPELLED_IN_CAPITALS = frozenset("rg dl ss sin pan nie nip rut dni tin nin uci brp ead ic".split())
-_PHONE_WORDS = frozenset("phone tel telephone mobile cell fax call whatsapp".split())
-
-
-def phone_label(word: str) -> bool:
-    """A label that names a phone number (which never has more than 15 digits)."""
-    return word in _PHONE_WORDS
+# Labels of numbers that never have more than twelve digits (without a phone's "+"): phone
+# numbers (which have no social security shape either) and counts, such as a page or a row.
+SHORT_LABELS = {
+    **dict.fromkeys("phone tel telephone mobile cell fax call whatsapp".split(), "phone"),
+    **dict.fromkeys(
+        """room seat gate port table row line page chapter section figure step qty quantity
+        amount total price cost size weight""".split(),
+        "count",
+    ),
+}
