@@ -60,8 +60,12 @@ def valid_ssn(text: Text, span: Span) -> bool:
 # --- national numbers in their own format -------------------------------------------------
 
 
+_FORMATS: set[bytes] = set()  # the shapes the rules ask for (see formatted)
+
+
 def _shapes(text: Text) -> dict[bytes, list[Span]]:
-    """Every number and every piece of one between spaces, by shape (found once per text)."""
+    """Every number and every piece of one between spaces in one of the formats the rules
+    ask for, by shape (found once per text)."""
     index = text.cache.get("shapes")
     if index is None:
         index = text.cache["shapes"] = {}
@@ -75,7 +79,8 @@ def _shapes(text: Text) -> dict[bytes, list[Span]]:
             if shape.endswith(b"AA ", 0, start):  # "AB 12 34 56 C"
                 spans.append((start - 3, end))
             for span in spans:
-                index.setdefault(shape[span[0] : span[1]], []).append(span)
+                if (key := shape[span[0] : span[1]]) in _FORMATS:
+                    index.setdefault(key, []).append(span)
     return index
 
 
@@ -92,6 +97,7 @@ def formatted(shapes: tuple[bytes, ...], *, labelled: bool = True) -> Finder:
                 ):
                     yield text.value[start:end].upper()
 
+    _FORMATS.update(shapes)
     return find
 
 

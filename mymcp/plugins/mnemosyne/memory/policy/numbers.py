@@ -41,8 +41,9 @@ def parts(text: Text, start: int, end: int) -> list[Span]:
 # On the shape: pieces holding a digit joined by one separator, a lone capital after a
 # separator ("…-K", "… C"), or "(0)" / "(A)".
 # A space joins only a piece that holds a digit, so a word of capitals ends the run.
+# (It opens with the first character, [A0], so that the search skips to the next one.)
 _CLUSTER = re.compile(
-    rb"(?<![A0a])(?=[A0 ()./-]{6})[A0]*0[A0]*"
+    rb"[A0](?<![A0a][A0])(?=[A0 ()./-]{5})(?:(?<=0)|(?=[A0]*0))[A0]*"
     rb"(?:(?:[-./]|[ ](?=[A0]*0))[A0]*0[A0]*|[-./ ]A(?![A0a])|\([A0]\))*"
 )
 
