@@ -32,19 +32,22 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from tests.mnemosyne.memory.policy_corpus import b64url, base58check  # noqa: E402
+from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS as BIP39  # noqa: E402
+from tests.mnemosyne.memory.policy_corpus import (  # noqa: E402
+    ALNUM,
+    B64,
+    B64URL,
+    BASE32,
+    BASE58,
+    HEX,
+    LOWER_ALNUM,
+    UPPER_ALNUM,
+    b64url,
+    base58check,
+)
 
-ALNUM = string.ascii_letters + string.digits
 LOWER = string.ascii_lowercase
-LOWER_ALNUM = LOWER + string.digits
-UPPER_ALNUM = string.ascii_uppercase + string.digits
-HEX = "0123456789abcdef"
-B64 = ALNUM + "+/"
-B64URL = ALNUM + "-_"
-BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-BASE32 = string.ascii_uppercase + "234567"
 DIGITS = string.digits
-BIP39_FILE = REPO_ROOT / "mymcp/plugins/mnemosyne/memory/policy/bip39-english.txt"
 
 Family = Callable[["Draw"], str]
 
@@ -140,10 +143,6 @@ def _luhn_check(body: str) -> int:
             digit = digit * 2 - 9 if digit > 4 else digit * 2
         total += digit
     return (10 - total % 10) % 10
-
-
-def _bip39() -> list[str]:
-    return BIP39_FILE.read_text(encoding="ascii").split()
 
 
 # --- how a value is written into a note ------------------------------------------------------
@@ -446,7 +445,7 @@ def private_keys(d: Draw) -> str:
 
 
 def wallets(d: Draw) -> str:
-    words = _bip39()
+    words = sorted(BIP39)
 
     def phrase(size: int, sep: str = " ") -> str:
         return sep.join(d.r.choice(words) for _ in range(size))
@@ -1230,12 +1229,12 @@ def security_talk(d: Draw) -> str:
         "the secret: keep the scope small and ship weekly",
         "Do not log the Authorization header.",
         "Our 2FA uses TOTP with a 30 second window.",
-        "Das Passwort muss mindestens 12 Zeichen lang sein.",
-        "Le mot de passe doit être changé tous les 90 jours.",
-        "La contraseña se guarda en el gestor de contraseñas.",
-        "密码必须至少包含十二个字符。",
-        "パスワードは定期的に変更してください。",
-        "Пароль хранится в менеджере паролей.",
+        "Das neue Passwort gilt ab Montag für alle Konten.",
+        "Le mot de passe du wifi est affiché à l'accueil.",
+        "La contraseña caduca cada seis meses.",
+        "请不要把密码写在便签上。",
+        "パスワードはチームの金庫に保存されています。",
+        "Пароль нужно менять раз в квартал.",
         "Wi-Fi network name: Office-5G (password on the whiteboard)",
         "We use the same login for the NAS and the router; it is in the vault.",
         "Use Bitwarden to share passwords, never chat.",
