@@ -13,6 +13,7 @@ of the code, no secret-shaped literal of theirs is a constant of the running pac
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Callable, Iterator
@@ -50,9 +51,7 @@ def _tokens(group: str, reason: str = CREDENTIAL) -> Iterator[Rule]:
     for id, rule in _DATA[group].items():
         prefixes = rule["prefixes"].split()
         boundary = rule.get("boundary", "A-Za-z0-9")
-        pattern = re.compile(
-            f"(?<![{boundary}])(?:{'|'.join(map(re.escape, prefixes))}){rule['body']}"
-        )
+        pattern = f"(?<![{boundary}])(?:{'|'.join(map(re.escape, prefixes))}){rule['body']}"
         yield Rule(
             id,
             reason,
@@ -63,11 +62,15 @@ def _tokens(group: str, reason: str = CREDENTIAL) -> Iterator[Rule]:
         )
 
 
-def _token_finder(prefixes: list[str], pattern: re.Pattern[str]) -> Finder:
+# A token's pattern is compiled when its prefix first occurs: most never do in a process.
+_compiled = functools.cache(re.compile)
+
+
+def _token_finder(prefixes: list[str], pattern: str) -> Finder:
     def find(text: Text) -> Iterator[str]:
         for prefix in prefixes:
             for at in text.hits.get(prefix, ()):
-                if (match := pattern.match(text.token_text(), at)) is not None:
+                if (match := _compiled(pattern).match(text.token_text(), at)) is not None:
                     yield match.group()[len(prefix) :]
 
     return find
