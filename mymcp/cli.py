@@ -1,9 +1,10 @@
-"""The commands ``mymcp`` (``serve``, ``stdio``, ``doctor``, ``export``, ``import``), ``mymcp-dev``,
-``mymcp-test``.
+"""The commands ``mymcp`` (``serve``, ``stdio``, ``doctor``, ``export``, ``import``,
+``explain``), ``mymcp-dev`` and ``mymcp-test``.
 
 Exit codes: 0 when the command did its work, 1 when the operator's setup stops it (the
 message says where and what to do, without a traceback), 2 for a usage error (an unknown
-option, a port out of range, a host that is not a loopback address).
+option, a port out of range, a host that is not a loopback address). ``mymcp explain``
+exits 0 when the text would be stored and 1 when it would be refused.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from mymcp import settings
 TARGET = "mymcp.app:create_production_app"
 HOST = "127.0.0.1"
 PORT = 8000
-COMMANDS = ("serve", "stdio", "doctor", "export", "import")
+COMMANDS = ("serve", "stdio", "doctor", "export", "import", "explain")
 _HELP_OPTIONS = {"-h", "--help", "--version"}
 _DESCRIPTION = (
     "MyMCP: a local MCP server for one person, serving the Mnemosyne memory notebook. "
@@ -45,6 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
         return doctor.run(host=options.host, port=options.port)
     if options.command in ("export", "import"):
         return _notebook_command(options)
+    if options.command == "explain":
+        return _explain()
     return _serve(options.host, options.port)
 
 
@@ -123,6 +126,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_address_options(doctor, "check")
     _add_notebook_commands(commands)
+    commands.add_parser(
+        "explain",
+        help="say whether the content policy would refuse the text on standard input, and why",
+        description=(
+            "Read a text from standard input and say whether Mnemosyne would refuse it as a "
+            "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the "
+            "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
+        ),
+    )
     return parser
 
 
@@ -237,6 +249,19 @@ def _notebook_command(options: argparse.Namespace) -> int:
     return bootstrap.import_notebook(
         source=options.file, format=options.format, apply=options.apply
     )
+
+
+def _explain() -> int:
+    from mymcp.host.bootstrap import explain_content
+
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        print("mymcp: standard input is not UTF-8 text", file=sys.stderr)
+        return 2
+    code, lines = explain_content(text)
+    print(*lines, sep="\n")
+    return code
 
 
 def _stdio() -> int:

@@ -78,6 +78,14 @@ def test_runtime_dependencies_are_fastapi_and_uvicorn_unpinned(pyproject: dict[s
             assert item == requirement_name(item)
 
 
+def test_the_content_policy_brings_python_stdnum_from_its_first_complete_release(
+    pyproject: dict[str, Any],
+) -> None:
+    assert "python-stdnum>=2.1" in pyproject["project"]["dependencies"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "python-stdnum" in readme and "LGPL-2.1-or-later" in readme
+
+
 def test_the_test_extra_brings_pytest(pyproject: dict[str, Any]) -> None:
     extra = {
         requirement_name(item) for item in pyproject["project"]["optional-dependencies"]["test"]

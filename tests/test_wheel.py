@@ -14,6 +14,9 @@ pytestmark = pytest.mark.slow  # builds a wheel
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = "mymcp/plugins/mnemosyne/manifest.json"
 WORD_LIST = "mymcp/plugins/mnemosyne/memory/policy/bip39-english.txt"
+POLICY_DATA = [
+    f"mymcp/plugins/mnemosyne/memory/policy/{name}" for name in ("rules.toml", "samples.toml")
+]
 
 
 def test_the_wheel_carries_the_manifest_and_the_entry_points(tmp_path: Path) -> None:
@@ -39,6 +42,8 @@ def test_the_wheel_carries_the_manifest_and_the_entry_points(tmp_path: Path) -> 
     with zipfile.ZipFile(wheel) as archive:
         assert archive.read(MANIFEST) == (REPO / MANIFEST).read_bytes()
         assert archive.read(WORD_LIST) == (REPO / WORD_LIST).read_bytes()
+        for data in POLICY_DATA:
+            assert archive.read(data) == (REPO / data).read_bytes()
         (entry_points,) = [name for name in archive.namelist() if name.endswith("entry_points.txt")]
         scripts = archive.read(entry_points).decode()
     assert "mymcp = mymcp.cli:main" in scripts

@@ -99,3 +99,10 @@ def import_notebook(*, source: str, format: str, apply: bool) -> int:
     return command.import_notebook(
         source=source, format=format, apply=apply, out=sys.stdout, err=sys.stderr
     )
+
+
+def explain_content(text: str) -> tuple[int, list[str]]:
+    """Whether the plugin's content policy would refuse ``text``: an exit code and lines."""
+    from mymcp.plugins.mnemosyne import explain
+
+    return explain.explain(text)

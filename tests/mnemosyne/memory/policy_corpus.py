@@ -490,11 +490,11 @@ def _dni() -> str:
 
 
 def _aadhaar() -> str:
-    from mymcp.plugins.mnemosyne.memory.policy.checksums import verhoeff
+    from stdnum import verhoeff
 
     while True:
         number = str(_rng.randrange(2, 10)) + rand(string.digits, 11)
-        if verhoeff(number):
+        if verhoeff.is_valid(number):
             return f"{number[:4]} {number[4:8]} {number[8:]}"
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from importlib import resources
 
-__all__ = ["LIST_FILE", "LIST_SHA256", "WORDS"]
-
 LIST_FILE = "bip39-english.txt"
 LIST_SHA256 = "2f5eed53a4727b4bf8880d8f3f199efc90e58503646d9ff8eff3a2ed3b24dbda"
 

@@ -1,16 +1,9 @@
-"""Private keys and wallet secrets (reason ``private_key_shape``).
+"""Private keys and wallet secrets: the finders and validators of their rules.
 
-- PEM and similar armour: a ``BEGIN`` or ``END`` line naming a private or secret key, in any
-  case, with four or five dashes (PKCS#1/#8, EC, DSA, OpenSSH, encrypted, PGP, SSH2);
-- the Base64 body of such a key without its armour, recognised by the fixed bytes every
-  DER private key and every OpenSSH key file starts with, and a Base64-encoded PEM block
-  (``LS0tLS1CRUdJTi…``, as in a kubeconfig) that decodes to a private key;
-- PuTTY key files, JSON Web Keys with a private member, encrypted wallet key files,
-  ``age`` and Nostr secret keys, extended wallet keys (``xprv…``), WIF keys with a valid
-  checksum, and a raw hexadecimal or Base64 key assigned to a name such as ``PRIVATE_KEY``
-  or written after the words "private key";
-- wallet seed phrases: 12 or more consecutive words of the BIP-39 list near a word such
-  as "seed", "mnemonic", "phrase" or "wallet".
+Armour and key files are found by their literals; key bodies without armour by the fixed
+first bytes of DER keys and OpenSSH files; wallet keys by their Base58Check checksum and
+version byte; seed phrases as twelve or more BIP-39 words in a row near a word that names
+them; a keypair as the JSON array of 32 or 64 bytes that Solana's tools write.
 """
 
 from __future__ import annotations
@@ -18,164 +11,113 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterator
 
+from mymcp.plugins.mnemosyne.memory.policy.assignments import assignments
 from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS
 from mymcp.plugins.mnemosyne.memory.policy.checksums import base58check
-from mymcp.plugins.mnemosyne.memory.policy.context import assignments
-from mymcp.plugins.mnemosyne.memory.policy.text import Text
+from mymcp.plugins.mnemosyne.memory.policy.engine import Text
 
-__all__ = ["has_key_material", "has_private_key", "has_seed_phrase"]
-
-# Patterns that open with a literal (here "----", then a fifth dash or not) let the engine
-# jump from one occurrence of it to the next instead of trying every position.
-_ARMOUR = re.compile(
-    r"-----? ?(?:BEGIN|END) (?:[A-Z0-9]+ ){0,3}(?:PRIVATE|SECRET) KEY(?: BLOCK)? ?-{4,5}",
-    re.IGNORECASE,
-)
 # The first bytes of DER private keys and OpenSSH key files, as they appear in Base64.
-_BODY_MARKERS = (
-    "IBAAKCAQ",  # PKCS#1 RSA
-    "IBAAKCAg",
-    "IBAAKBgQ",
+BODY_MARKERS = (
+    "IBAAKCAQ", "IBAAKCAg", "IBAAKBgQ",  # PKCS#1 RSA
     "IBADANBgkqhkiG9w0BAQEFAAS",  # PKCS#8 RSA
-    "MIGHAgEAMBMGByqGSM49",  # PKCS#8 EC
-    "MIG2AgEAMBAGByqGSM49",
+    "MIGHAgEAMBMGByqGSM49", "MIG2AgEAMBAGByqGSM49",  # PKCS#8 EC
     "MC4CAQAwBQYDK2Vw",  # PKCS#8 Ed25519
-    "MHcCAQEEI",  # SEC1 EC P-256
-    "MIGkAgEBBDA",  # SEC1 EC P-384
+    "MHcCAQEEI", "MIGkAgEBBDA",  # SEC1 EC P-256, P-384
     "BgkqhkiG9w0BBQ0w",  # PKCS#8 encrypted (PBES2)
     "b3BlbnNzaC1rZXktdjE",  # "openssh-key-v1"
-)
-_ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{8,}")
+)  # fmt: skip
+
+
+def encoded_pem(text: Text) -> Iterator[bytes]:
+    """A Base64-encoded PEM block (``LS0tLS1CRUdJTi…``, as in a kubeconfig), decoded."""
+    for match in re.finditer(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{8,}", text.token_text()):
+        encoded = match.group()[:96]
+        try:
+            yield base64.b64decode(encoded[: len(encoded) // 4 * 4])
+        except (binascii.Error, ValueError):
+            continue
+
+
 _JWK_PRIVATE = re.compile(r"""["'](?:d|p|q|dp|dq|qi|k)["']\s*:\s*["'][A-Za-z0-9_-]{16,}""")
-_BECH32_SECRET = re.compile(
-    r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}|(?<![a-z0-9])nsec1[02-9ac-hj-np-z]{58}"
-)
-_EXTENDED = re.compile(r"(?<![A-Za-z0-9])[xtyzuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}")
-# The first character is read first (the engine then skips to the next 5, K, L or c), the
-# boundary before it is checked second.
-_WIF = re.compile(
-    r"[5KLc](?<![A-Za-z0-9].)"
-    r"(?:(?<=5)[HJK][1-9A-HJ-NP-Za-km-z]{49}|(?<=[KLc])[1-9A-HJ-NP-Za-km-z]{51})(?![A-Za-z0-9])"
-)
+
+
+def private_jwk(text: Text) -> Iterator[str]:
+    """The JSON object around each "kty" member, when it holds a private member."""
+    value = text.value
+    for at in text.at('"kty"'):
+        begin, end = value.rfind("{", 0, at), value.find("}", at)
+        if begin >= 0 and end >= 0 and _JWK_PRIVATE.search(value, begin, end):
+            yield value[begin:end]
+
+
+_WIF = re.compile(r"[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}(?![A-Za-z0-9])")
+
+
+def wallet_import_format(text: Text) -> Iterator[bytes]:
+    """The payloads of Base58Check tokens that start as WIF keys do."""
+    for prefix in ("5", "K", "L", "c", "9"):
+        for at in text.hits.get(prefix, ()):
+            match = _WIF.match(text.token_text(), at)
+            payload = base58check(match.group()) if match is not None else None
+            if payload is not None:
+                yield payload
+
+
 _RAW_KEY = re.compile(r"(?:0x)?[0-9a-fA-F]{64}|[A-Za-z0-9+/]{42,43}=|[1-9A-HJ-NP-Za-km-z]{85,90}")
 # "private key: 0x…" within one line and one sentence.
 _SAID_KEY = re.compile(
     r"(?:private|secret|wallet|signing)[ _-]?key\b(?:(?![.!?]\s)[^\n]){0,24}?"
-    r"(?P<key>(?:0x)?[0-9a-fA-F]{64})\b",
+    r"(?P<key>(?:0x)?[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{85,90})(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
 
 
-def has_private_key(text: Text) -> bool:
-    """Armour, an armourless key body, or a private key file format."""
-    value = text.value
-    if "-" in value and "----" in value and _ARMOUR.search(value):
-        return True
-    if text.mentions(_FILE_WORDS):
-        if "PuTTY-User-Key-File-" in value or b"ciphertext" in text.words and b"kdf" in text.words:
-            return True
-        if b"kty" in text.words and any(_jwk_is_private(value, at) for at in text.positions("kty")):
-            return True
-    return _has_key_body(text)
+KEY_QUALIFIERS = ("private", "secret", "wallet", "signing")
 
 
-_FILE_WORDS = frozenset({b"putty", b"ciphertext", b"kty"})
-
-
-def _jwk_is_private(value: str, at: int) -> bool:
-    """A private member in the JSON object around a "kty" member."""
-    begin = value.rfind("{", 0, at)
-    end = value.find("}", at)
-    if begin < 0 or end < 0:
-        return False
-    return _JWK_PRIVATE.search(value, begin, end) is not None
-
-
-def _has_key_body(text: Text) -> bool:
-    chunks = text.chunk_text(24)
-    if not chunks:
-        return False
-    if any(marker in chunks for marker in _BODY_MARKERS):
-        return True
-    if "prv" in chunks and _EXTENDED.search(chunks):
-        return True
-    if "LS0tLS1CRUdJTi" in chunks and _encoded_private_pem(chunks):
-        return True
-    if ("AGE-SECRET-KEY-1" in chunks or "nsec1" in chunks) and _BECH32_SECRET.search(chunks):
-        return True
-    return any(base58check(match.group()) for match in _WIF.finditer(chunks))
-
-
-def _encoded_private_pem(chunk: str) -> bool:
-    for match in _ENCODED_PEM.finditer(chunk):
-        encoded = match.group()[:96]
-        try:
-            decoded = base64.b64decode(encoded[: len(encoded) // 4 * 4])
-        except (binascii.Error, ValueError):
-            continue
-        if b"PRIVATE KEY" in decoded or b"SECRET KEY" in decoded:
-            return True
-    return False
-
-
-def has_key_material(text: Text) -> bool:
-    """A raw key assigned to a private-key name or written after "private key"."""
+def raw_keys(text: Text) -> Iterator[str]:
+    """A raw key assigned to a private-key name, or written after "private key"."""
     for assignment in assignments(text):
         if assignment.kind == "private" and _RAW_KEY.fullmatch(assignment.value):
-            return True
-    if b"key" not in text.words:
-        return False
-    return any(
-        _SAID_KEY.match(text.value, at)
-        for word in text.words & _KEY_QUALIFIERS
-        for at in text.positions(word.decode())
-    )
+            yield assignment.value
+    for at in text.spots(KEY_QUALIFIERS):
+        if (match := _SAID_KEY.match(text.value, at)) is not None:
+            yield match.group("key")
 
 
-_KEY_QUALIFIERS = frozenset({b"private", b"secret", b"wallet", b"signing"})
+_BYTE_ARRAY = re.compile(r"\[\s*(?:\d{1,3}\s*,\s*){31,63}\d{1,3}\s*\]")
 
 
-_SEED_WORDS = frozenset(
-    b"seed seeds mnemonic phrase wallet words bip39 bip metamask trezor electrum".split()
+def byte_arrays(text: Text) -> Iterator[list[int]]:
+    """JSON arrays of 32 or 64 numbers up to 255 (a keypair file), with varied bytes."""
+    if text.value.count(",") >= 31:
+        for at in text.at("["):
+            if (match := _BYTE_ARRAY.match(text.value, at)) is not None:
+                values = [int(part) for part in re.findall(r"\d+", match.group())]
+                if len(values) in (32, 64) and max(values) <= 255 and len(set(values)) >= 16:
+                    yield values
+
+
+# --- seed phrases -------------------------------------------------------------------------
+
+SEED_WORDS = (
+    "seed seeds mnemonic phrase wallet words bip39 bip metamask trezor electrum ledger".split()
 )
 _SEED_REACH = 400
-_WORD = re.compile(r"[a-z]+")
-# What may stand between two words of a phrase: spaces, commas, list numbers ("1.", "2)").
-# A colon ends a run, so the label in "seed phrase: …" is not counted as a word.
-_GAP = r"\s\d.,;)(\-"
-# A stretch of words and gaps: two words are in a run only if they are in one stretch.
-_STRETCH = re.compile(f"[a-z{_GAP}]++")
 _SEED_LENGTH = 12
-# Twelve words of three letters or more and the eleven gaps between them.
-_SHORTEST_RUN = _SEED_LENGTH * min(map(len, WORDS)) + _SEED_LENGTH - 1
-_ALL_LISTED = b"\x01" * _SEED_LENGTH
+# What may stand between two words of a phrase: blanks, commas, list numbers ("1.", "2)").
+# A colon ends a run, so the label in "seed phrase: …" is not counted as a word.
+_RUN = re.compile(r"[a-z][a-z\s\d.,;)(\-]{46,}")
+_WORD = re.compile(r"[a-z]+")
 
 
-def has_seed_phrase(text: Text) -> bool:
-    """Twelve or more consecutive BIP-39 words near a word that names a wallet secret."""
-    spans: list[tuple[int, int]] = []
-    for word in text.words & _SEED_WORDS:
-        for at in text.positions(word.decode()):
-            spans.append((max(0, at - _SEED_REACH), min(len(text), at + _SEED_REACH)))
-    return any(_has_word_run(text.lower, start, end) for start, end in _merged(spans))
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def _has_word_run(lower: str, start: int, end: int) -> bool:
-    for stretch in _STRETCH.findall(lower, start, end):
-        if len(stretch) < _SHORTEST_RUN:
-            continue
-        words = _WORD.findall(stretch)
-        if len(words) >= _SEED_LENGTH and _ALL_LISTED in bytes(map(WORDS.__contains__, words)):
-            return True
-    return False
+def seed_phrases(text: Text) -> Iterator[list[str]]:
+    """Runs of twelve or more BIP-39 words near a word that names a wallet secret."""
+    lower = text.lower
+    for at in text.spots(SEED_WORDS):
+        for run in _RUN.findall(lower, max(0, at - _SEED_REACH), at + _SEED_REACH):
+            flags = "".join("1" if w in WORDS else "0" for w in _WORD.findall(run))
+            if "1" * _SEED_LENGTH in flags:
+                yield run.split()
