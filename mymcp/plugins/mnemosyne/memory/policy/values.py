@@ -16,6 +16,15 @@ from mymcp.plugins.mnemosyne.memory.policy.words import PLACEHOLDER_PIECES, PLAC
 
 # A value of one repeated character is a mask only when the character is one of these.
 _MASK_CHARACTERS = frozenset("*xX#.?_-0\u2022\u25cf\u00b7\u2219")
+# A placeholder word counts where it stands as a word of the value: at its start or end, next
+# to a separator, or in a value of letters alone (``your_key``, ``KEY-HERE``, ``insertTokenHere``),
+# never glued between the letters and digits of a generated value (``k3Yhere9Qz71``).
+_PLACEHOLDER_WORDS = tuple(piece for piece in PLACEHOLDER_PIECES if piece.isalpha())
+_PLACEHOLDER_SIGNS = tuple(piece for piece in PLACEHOLDER_PIECES if not piece.isalpha())
+_PLACEHOLDER_WORD = re.compile(
+    "|".join(rf"(?<![0-9a-z]){word}|{word}(?![0-9a-z])" for word in _PLACEHOLDER_WORDS),
+    re.IGNORECASE,
+)
 _MASK = re.compile(r"[*\u2022\u25cf\u00b7\u2219#?_]{3}|[xX]{4}|0{8}|\.{3}|\u2026")
 # References to a secret kept elsewhere, inside a string literal too.
 _TEMPLATE = re.compile(r"\$[A-Za-z_{(]|%[A-Za-z_][A-Za-z0-9_]*%|\{[A-Za-z_][\w.]*\}")
@@ -57,7 +66,11 @@ def is_placeholder(value: str, *, name: str = "", quoted: bool = False, words: b
         return True
     if len(value) >= 3 and len(set(value)) == 1 and value[0] in _MASK_CHARACTERS:
         return True
-    if any(piece in lowered for piece in PLACEHOLDER_PIECES) or _MASK.search(value):
+    if any(sign in lowered for sign in _PLACEHOLDER_SIGNS) or _MASK.search(value):
+        return True
+    if _PLACEHOLDER_WORD.search(value):
+        return True
+    if value.isalpha() and any(word in lowered for word in _PLACEHOLDER_WORDS):
         return True
     if _TEMPLATE.match(value):
         return True
