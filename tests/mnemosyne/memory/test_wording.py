@@ -19,7 +19,14 @@ def keys(text: str, language: str | None = wording.ENGLISH) -> set[str]:
 
 @pytest.mark.parametrize(
     ("text", "folded"),
-    [("São Paulo", "sao paulo"), ("CRÈME", "creme"), ("ＣＳＳ", "css"), ("Straße", "strasse")],
+    [
+        ("São Paulo", "sao paulo"),
+        ("CRÈME", "creme"),
+        ("ＣＳＳ", "css"),
+        ("Straße", "strasse"),
+        ("Œufs", "oeufs"),
+        ("Søren Łódź", "soren lodz"),
+    ],
 )
 def test_folding_takes_away_case_width_and_marks(text: str, folded: str) -> None:
     assert wording.fold(text) == folded

@@ -3,8 +3,10 @@
 A text's *keys* are what is left of its words once the differences that do not change what
 a word means are taken away:
 
-- **folding**: NFKC, case folding, and accents and other combining marks removed
-  (``São`` and ``sao``, ``ＣＳＳ`` and ``css`` have one key);
+- **folding**: NFKC, case folding, accents and other combining marks removed, and the
+  letters that are written as two Latin letters or as a bare one spelled out
+  (``São`` and ``sao``, ``ＣＳＳ`` and ``css``, ``œufs`` and ``oeufs``, ``Søren`` and ``soren``
+  have one key);
 - **chunks**: the text is cut at white space and each chunk loses the punctuation around
   it, except a dot before it and ``#`` or ``+`` after it (``(.NET)`` is ``.net``, ``C#,`` is
   ``c#``);
@@ -132,14 +134,20 @@ def stemming_language(language: str | None) -> str | None:
     return algorithm if algorithm in _stemmers.available() else None
 
 
+# Letters that Unicode does not decompose but people type without: ligatures and stroked letters.
+_SPELLED_OUT = str.maketrans(
+    {"œ": "oe", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th"}
+)
+
+
 def fold(text: str) -> str:
-    """NFKC, case folding, then accents and other combining marks removed."""
+    """NFKC, case folding, accents and other combining marks removed, ligatures spelled out."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     if folded.isascii():
         return folded
     decomposed = unicodedata.normalize("NFD", folded)
     bare = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return unicodedata.normalize("NFC", bare)
+    return unicodedata.normalize("NFC", bare).translate(_SPELLED_OUT)
 
 
 def chunks(text: str) -> list[str]:
