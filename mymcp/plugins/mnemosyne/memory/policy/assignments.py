@@ -289,11 +289,17 @@ def _bare_password(last: str, found: str) -> bool:
     return values.looks_strong(found)
 
 
+# Calls that read a secret: their string argument is a prompt or a variable's name.
+_READERS = frozenset({"getpass", "getenv", "askpass", "prompt"})
+
+
 def is_secret(assignment: Assignment) -> bool:
     """Whether the literal of ``assignment`` is a secret, judged by the name it follows."""
     value, mode = assignment.value, assignment.mode
     if values.compact_token(value):
         return False  # "jwt=eyJ…" is reported as a compact token
+    if mode == "call" and assignment.name.lower() in _READERS:
+        return False  # getpass("Password: "): the argument is the prompt, not the secret
     if assignment.kind == "password":
         if assignment.continues or values.is_placeholder(
             value, name=assignment.name, quoted=assignment.quoted

@@ -88,6 +88,12 @@ def _checked(check: Callable[[str], bool]) -> Validator:
     return lambda text, number: check(number)
 
 
+# An IBAN: country, check digits, then the account in groups of four (spaced or not).
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])"
+)
+
+
 def _search(pattern: str, flags: int = 0) -> Any:
     """A finder: ``pattern`` searched in the long tokens."""
     compiled = re.compile(pattern, flags)
@@ -205,6 +211,7 @@ RULES: tuple[Rule, ...] = (
     Rule("labelled-identity-number", GOVERNMENT_ID, lambda text: identifiers.identity_candidates(text, _IDENTITY_SET), identifiers.labelled_identity, _IDENTITY_KEYWORDS),
     # --- payment cards ----------------------------------------------------------------------------
     Rule("payment-card", PAYMENT_CARD, identifiers.card_candidates, identifiers.card_number),
+    Rule("iban", PAYMENT_CARD, lambda text: _IBAN.finditer(text.value), lambda text, m: stdnum("iban")(m.group().replace(" ", ""))),
 )  # fmt: skip
 
 TABLE = Table(RULES)
