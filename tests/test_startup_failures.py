@@ -19,14 +19,16 @@ import pytest
 
 from mymcp.app import create_production_app
 from mymcp.plugins.mnemosyne.configuration import SettingsError
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-GATE_VARIABLES = (
-    "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",
-    "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED",
-    "MNEMOSYNE_MEMORY_FORGET_ENABLED",
-    "MNEMOSYNE_MEMORY_REVISE_ENABLED",
+from tests.processes import (
+    GATE_OF,
+    GATE_VARIABLES,
+    REPO_ROOT,
+    child_environment,
+    free_port,
+    run_mymcp,
+    uvicorn_command,
 )
+
 INVALID_GATE_VALUES = ["True", "TRUE", "1", "0", "", "yes", " true", "false\n", "on"]
 
 
@@ -73,24 +75,24 @@ def test_the_gate_error_never_echoes_the_value(
 
 
 def test_the_first_invalid_gate_in_parse_order_wins(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REVISE_ENABLED", "1")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED", "True")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true")
+    monkeypatch.setenv(GATE_OF["revise"], "1")
+    monkeypatch.setenv(GATE_OF["forget"], "")
+    monkeypatch.setenv(GATE_OF["archive_restore"], "True")
+    monkeypatch.setenv(GATE_OF["remember"], "true")
     with pytest.raises(ValueError) as caught:
         create_production_app()
-    assert str(caught.value) == _gate_error("MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED")
+    assert str(caught.value) == _gate_error(GATE_OF["archive_restore"])
 
 
 def test_an_invalid_gate_is_reported_before_the_settings_file(
     hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _settings_file(hermetic_home, b"[memory\n")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "False")
+    monkeypatch.setenv(GATE_OF["forget"], "False")
     with pytest.raises(ValueError) as caught:
         create_production_app()
     assert not isinstance(caught.value, SettingsError)
-    assert str(caught.value) == _gate_error("MNEMOSYNE_MEMORY_FORGET_ENABLED")
+    assert str(caught.value) == _gate_error(GATE_OF["forget"])
 
 
 # --- the settings file ------------------------------------------------------------------------
@@ -106,40 +108,25 @@ def _settings_file(home: Path, content: bytes, *, mode: int = 0o600) -> Path:
     return path
 
 
-def _bad_toml(home: Path) -> None:
-    _settings_file(home, b"[memory\nremember_enabled = true\n")
+def _writes(content: bytes, *, mode: int = 0o600) -> Callable[[Path], None]:
+    """An arrangement that writes ``content`` as the settings file, with ``mode``."""
+
+    def arrange(home: Path) -> None:
+        _settings_file(home, content, mode=mode)
+
+    return arrange
 
 
-def _bom(home: Path) -> None:
-    _settings_file(home, b"\xef\xbb\xbf[memory]\nremember_enabled = true\n")
-
-
-def _not_utf8(home: Path) -> None:
-    _settings_file(home, b"# \xff\n[memory]\n")
-
-
-def _unknown_key(home: Path) -> None:
-    _settings_file(home, b"[memory]\nremember = true\n")
-
-
-def _unknown_table(home: Path) -> None:
-    _settings_file(home, b"[server]\nport = 8000\n")
-
-
-def _string_boolean(home: Path) -> None:
-    _settings_file(home, b'[memory]\nremember_enabled = "true"\n')
-
-
-def _array_of_tables(home: Path) -> None:
-    _settings_file(home, b"[[memory]]\nremember_enabled = true\n")
-
-
-def _group_writable_file(home: Path) -> None:
-    _settings_file(home, b"[memory]\n", mode=0o620)
-
-
-def _other_writable_file(home: Path) -> None:
-    _settings_file(home, b"[memory]\n", mode=0o602)
+_bad_toml = _writes(b"[memory\nremember_enabled = true\n")
+_bom = _writes(b"\xef\xbb\xbf[memory]\nremember_enabled = true\n")
+_not_utf8 = _writes(b"# \xff\n[memory]\n")
+_unknown_key = _writes(b"[memory]\nremember = true\n")
+_unknown_table = _writes(b"[server]\nport = 8000\n")
+_string_boolean = _writes(b'[memory]\nremember_enabled = "true"\n')
+_array_of_tables = _writes(b"[[memory]]\nremember_enabled = true\n")
+_group_writable_file = _writes(b"[memory]\n", mode=0o620)
+_other_writable_file = _writes(b"[memory]\n", mode=0o602)
+_too_large = _writes(b"#" * 16384 + b"\n")
 
 
 def _group_writable_directory(home: Path) -> None:
@@ -147,21 +134,23 @@ def _group_writable_directory(home: Path) -> None:
     os.chmod(home / ".mnemosyne", 0o770)
 
 
+def _settings_directory(home: Path) -> Path:
+    """An empty private ``~/.mnemosyne``."""
+    directory = home / ".mnemosyne"
+    directory.mkdir(mode=0o700)
+    os.chmod(directory, 0o700)
+    return directory
+
+
 def _symlinked_file(home: Path) -> None:
     target = home / "elsewhere.toml"
     target.write_bytes(b"[memory]\nremember_enabled = true\n")
     os.chmod(target, 0o600)
-    directory = home / ".mnemosyne"
-    directory.mkdir(mode=0o700)
-    os.chmod(directory, 0o700)
-    (directory / "config.toml").symlink_to(target)
+    (_settings_directory(home) / "config.toml").symlink_to(target)
 
 
 def _dangling_symlink(home: Path) -> None:
-    directory = home / ".mnemosyne"
-    directory.mkdir(mode=0o700)
-    os.chmod(directory, 0o700)
-    (directory / "config.toml").symlink_to(home / "missing.toml")
+    (_settings_directory(home) / "config.toml").symlink_to(home / "missing.toml")
 
 
 def _symlinked_directory(home: Path) -> None:
@@ -174,14 +163,7 @@ def _symlinked_directory(home: Path) -> None:
 
 
 def _directory_as_file(home: Path) -> None:
-    directory = home / ".mnemosyne"
-    directory.mkdir(mode=0o700)
-    os.chmod(directory, 0o700)
-    (directory / "config.toml").mkdir()
-
-
-def _too_large(home: Path) -> None:
-    _settings_file(home, b"#" * 16384 + b"\n")
+    (_settings_directory(home) / "config.toml").mkdir()
 
 
 SETTINGS_CASES = [
@@ -255,13 +237,6 @@ def test_a_fully_set_environment_never_consults_the_settings_file(
 # --- under Uvicorn ----------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _accepts_connections(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.settimeout(0.5)
@@ -270,22 +245,10 @@ def _accepts_connections(port: int) -> bool:
 
 @pytest.mark.slow  # starts a process
 def test_uvicorn_exits_with_status_1_and_serves_nothing(hermetic_home: Path) -> None:
-    port = _free_port()
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.update({"HOME": str(hermetic_home), "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "yes"})
-    env.pop("PYTHONPATH", None)
+    port = free_port()
+    env = child_environment(hermetic_home, None, {GATE_OF["remember"]: "yes"})
     completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "mymcp.app:create_production_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
+        uvicorn_command(port),
         cwd=REPO_ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -296,7 +259,7 @@ def test_uvicorn_exits_with_status_1_and_serves_nothing(hermetic_home: Path) -> 
     )
     assert completed.returncode == 1, completed.stderr
     lines = completed.stderr.strip().splitlines()
-    assert lines[-1] == "ValueError: MNEMOSYNE_MEMORY_REMEMBER_ENABLED must be 'true' or 'false'"
+    assert lines[-1] == f"ValueError: {_gate_error(GATE_OF['remember'])}"
     assert "Traceback" in completed.stderr
     assert "yes" not in completed.stderr
     assert "Uvicorn running" not in completed.stderr
@@ -341,9 +304,9 @@ def _with_settings(arrange: Callable[[Path], object]) -> Callable[[Path], dict[s
 # (arrange -> extra environment, first line, what the second line must name)
 SETUP_FAILURES = [
     pytest.param(
-        lambda home: {"MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "maybe"},
-        "MNEMOSYNE_MEMORY_REMEMBER_ENABLED must be 'true' or 'false'",
-        ["MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true or false"],
+        lambda home: {GATE_OF["remember"]: "maybe"},
+        _gate_error(GATE_OF["remember"]),
+        [GATE_OF["remember"], "true or false"],
         id="gate",
     ),
     pytest.param(
@@ -353,7 +316,7 @@ SETUP_FAILURES = [
         id="toml",
     ),
     pytest.param(
-        _with_settings(lambda home: _settings_file(home, b"[memory]\nremeber_enabled = true\n")),
+        _with_settings(_writes(b"[memory]\nremeber_enabled = true\n")),
         "Mnemosyne settings file has an invalid schema",
         ["config.toml, line 2, column 1", "'remeber_enabled'", "did you mean 'remember_enabled'"],
         id="typo",
@@ -398,22 +361,9 @@ SETUP_FAILURES = [
 
 
 def _run_mymcp(arguments: list[str], home: Path, extra: dict[str, str]) -> tuple[int, str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.pop("MNEMOSYNE_MEMORY_ROOT", None)
-    env.update({"HOME": str(home), **extra})
-    env["PYTHONPATH"] = str(REPO_ROOT)
-    port = str(_free_port())
-    command = [sys.executable, "-m", "mymcp", *(word.format(port=port) for word in arguments)]
-    completed = subprocess.run(
-        command,
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    port = str(free_port())
+    words = [word.format(port=port) for word in arguments]
+    completed = run_mymcp(words, child_environment(home, None, extra))
     return completed.returncode, completed.stdout, completed.stderr
 
 
@@ -455,9 +405,7 @@ def test_a_setup_mistake_stops_each_command_with_two_plain_lines(
 
 @pytest.mark.slow  # starts a process
 def test_mymcp_dev_stops_on_a_setup_mistake_before_reloading(hermetic_home: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.update({"HOME": str(hermetic_home), "MNEMOSYNE_MEMORY_FORGET_ENABLED": "TRUE"})
-    env["PYTHONPATH"] = str(REPO_ROOT)
+    env = child_environment(hermetic_home, None, {GATE_OF["forget"]: "TRUE"})
     code = "import sys; from mymcp import cli; sys.argv = ['mymcp-dev']; sys.exit(cli.dev())"
     completed = subprocess.run(
         [sys.executable, "-c", code],
@@ -471,9 +419,7 @@ def test_mymcp_dev_stops_on_a_setup_mistake_before_reloading(hermetic_home: Path
     )
 
     assert completed.returncode == 1
-    assert completed.stderr.splitlines()[0] == (
-        "mymcp: MNEMOSYNE_MEMORY_FORGET_ENABLED must be 'true' or 'false'"
-    )
+    assert completed.stderr.splitlines()[0] == (f"mymcp: {_gate_error(GATE_OF['forget'])}")
     assert "Traceback" not in completed.stderr
 
 
@@ -482,11 +428,9 @@ def test_under_uvicorn_the_traceback_ends_with_the_same_clear_message(
     hermetic_home: Path,
 ) -> None:
     _settings_file(hermetic_home, b"[memory]\nforget = true\n")
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.update({"HOME": str(hermetic_home), "PYTHONPATH": str(REPO_ROOT)})
-    factory = ["-m", "uvicorn", "--factory", "mymcp.app:create_production_app"]
+    env = child_environment(hermetic_home, None)
     completed = subprocess.run(
-        [sys.executable, *factory, "--port", str(_free_port())],
+        uvicorn_command(free_port()),
         cwd=REPO_ROOT,
         env=env,
         stdin=subprocess.DEVNULL,

@@ -17,7 +17,7 @@ import pytest
 
 from tests.clients.scenario import READ_CALLS, READ_TOOLS, seed_memory_root
 from tests.helpers import snapshot_tree
-from tests.stdio_process import (
+from tests.processes import (
     GATES_ON,
     INITIALIZE,
     REPO_ROOT,

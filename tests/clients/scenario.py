@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.clients.flow import REFERENCE, REVISION
 from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record
+from tests.processes import LiveServer, running_server
 
 LEGACY_ID = "tea-morning"
 LEGACY_RECORD: dict[str, Any] = {
@@ -47,6 +50,14 @@ def seed_memory_root(root: Path) -> None:
     """One canonical (v2) project record and one legacy (v1) preference record."""
     place_canonical(root, canonical_record())
     write_record(root, LEGACY_RECORD, "preference", "drinks", f"{LEGACY_ID}.json")
+
+
+@contextmanager
+def seeded_server(base: Path, gates: Mapping[str, str] | None = None) -> Iterator[LiveServer]:
+    """``uvicorn --factory mymcp.app:create_production_app`` over a seeded root below ``base``."""
+    seed_memory_root(base / "memory")
+    with running_server(base, gates) as server:
+        yield server
 
 
 def check_report(report: dict[str, Any]) -> None:

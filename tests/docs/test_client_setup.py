@@ -18,7 +18,7 @@ import pytest
 from mymcp import cli
 from mymcp.plugins.mnemosyne import configuration
 from tests.docs.markdown import ROOT, Block, blocks
-from tests.stdio_process import INITIALIZE, StdioPeer, child_environment, mymcp_command
+from tests.processes import INITIALIZE, StdioPeer, child_environment, mymcp_command
 
 GUIDE = ROOT / "docs" / "CLIENTS.md"
 PLACEHOLDER = "/home/you/MyMCP/.venv/bin/mymcp"
