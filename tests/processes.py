@@ -24,30 +24,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from mymcp.plugins.mnemosyne import configuration
-from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FACTORY = "mymcp.app:create_production_app"
 STARTUP_TIMEOUT = 20.0
 SHUTDOWN_TIMEOUT = 5.0
 
-# The operator gates, in the order the server parses them, and the Tools in tools/list order.
-GATE_VARIABLES: tuple[str, ...] = tuple(variable for variable, _ in configuration.GATE_VARIABLES)
-# Each gate by its short name (``remember``, ``archive_restore``, ...): its variable.
-GATE_OF: dict[str, str] = {
-    key.removesuffix("_enabled"): variable for variable, key in configuration.GATE_VARIABLES
-}
-GATES_ON = dict.fromkeys(GATE_VARIABLES, "true")
-GATES_OFF = dict.fromkeys(GATE_VARIABLES, "false")
-TOOL_ORDER: tuple[str, ...] = tuple(tool.name for tool in DECLARED_TOOLS)
-READ_TOOLS: tuple[str, ...] = tuple(tool.name for tool in DECLARED_TOOLS if tool.gate is None)
 # Variables of the outer environment that never reach a server under test.
 SCRUBBED_PREFIXES = ("MNEMOSYNE_", "MYMCP_")
-
-
-def gates(**enabled: bool) -> dict[str, str]:
-    """The four gate variables, ``true`` for each gate named as on (``remember=True``)."""
-    return {GATE_OF[gate]: "true" if on else "false" for gate, on in enabled.items()}
 
 
 def free_port() -> int:

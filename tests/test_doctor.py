@@ -18,7 +18,8 @@ from mymcp import doctor
 from tests.clients.scenario import LEGACY_ID, LEGACY_RECORD, seed_memory_root
 from tests.doctoring import found, private_root, run_unchanged
 from tests.helpers import CANONICAL_ID, McpClient, canonical_record, write_record
-from tests.processes import GATE_VARIABLES, REPO_ROOT, child_environment, free_port, mymcp_command
+from tests.processes import REPO_ROOT, child_environment, free_port, mymcp_command
+from tests.surface import GATE_OF, GATE_VARIABLES
 
 LEVELS = ("ok", "warn", "fail")
 LEGACY_PATH = f"preference/drinks/{LEGACY_ID}.json"
@@ -81,13 +82,13 @@ def test_each_gate_says_where_its_state_comes_from(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     path = _settings(hermetic_home, b"[memory]\nforget_enabled = true\nrevise_enabled = false\n")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true")
+    monkeypatch.setenv(GATE_OF["remember"], "true")
 
     code, lines = diagnose()
 
     assert code == 0
     assert found(lines, "ok", f"settings file {path}: mode 0600, owner ")
-    assert found(lines, "ok", "memory_remember: on (MNEMOSYNE_MEMORY_REMEMBER_ENABLED=true in")
+    assert found(lines, "ok", f"memory_remember: on ({GATE_OF['remember']}=true in")
     assert found(lines, "ok", f"memory_forget: on (forget_enabled = true in {path})")
     assert found(lines, "ok", f"memory_revise: off (revise_enabled = false in {path})")
     assert found(lines, "ok", "memory_archive and memory_restore: off (neither")
@@ -109,12 +110,12 @@ def test_a_missing_memory_root_is_fine(
 def test_a_bad_gate_value_fails_and_names_the_variable(
     diagnose: Callable[[], tuple[int, list[str]]], root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REVISE_ENABLED", "maybe")
+    monkeypatch.setenv(GATE_OF["revise"], "maybe")
 
     code, lines = diagnose()
 
     assert code == 1
-    assert found(lines, "fail", "MNEMOSYNE_MEMORY_REVISE_ENABLED must be 'true' or 'false'")
+    assert found(lines, "fail", f"{GATE_OF['revise']} must be 'true' or 'false'")
     assert not any("maybe" in line for line in lines)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.clients.scenario import seed_memory_root
 from tests.doctoring import found, private_root, run_unchanged
+from tests.surface import GATE_OF
 from tests.tmpfs import fill_bytes, fill_inodes, remount, small_tmpfs
 
 GIGABYTE = 10**9
@@ -55,7 +56,7 @@ def fake_filesystem(
 
 
 def gates_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true")
+    monkeypatch.setenv(GATE_OF["remember"], "true")
 
 
 # --- free space and inodes ----------------------------------------------------------------------

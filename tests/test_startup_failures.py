@@ -19,15 +19,8 @@ import pytest
 
 from mymcp.app import create_production_app
 from mymcp.plugins.mnemosyne.configuration import SettingsError
-from tests.processes import (
-    GATE_OF,
-    GATE_VARIABLES,
-    REPO_ROOT,
-    child_environment,
-    free_port,
-    run_mymcp,
-    uvicorn_command,
-)
+from tests.processes import REPO_ROOT, child_environment, free_port, run_mymcp, uvicorn_command
+from tests.surface import GATE_OF, GATE_VARIABLES
 
 INVALID_GATE_VALUES = ["True", "TRUE", "1", "0", "", "yes", " true", "false\n", "on"]
 

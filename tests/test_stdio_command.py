@@ -17,14 +17,8 @@ import pytest
 
 from tests.clients.scenario import READ_CALLS, READ_TOOLS, seed_memory_root
 from tests.helpers import snapshot_tree
-from tests.processes import (
-    GATES_ON,
-    INITIALIZE,
-    REPO_ROOT,
-    StdioPeer,
-    child_environment,
-    mymcp_command,
-)
+from tests.processes import INITIALIZE, REPO_ROOT, StdioPeer, child_environment, mymcp_command
+from tests.surface import GATES_ON
 
 pytestmark = pytest.mark.slow  # server processes
 

@@ -11,6 +11,7 @@ from typing import Any
 from tests.clients.flow import REFERENCE, REVISION
 from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record
 from tests.processes import LiveServer, running_server
+from tests.surface import READ_LISTED
 
 LEGACY_ID = "tea-morning"
 LEGACY_RECORD: dict[str, Any] = {
@@ -29,7 +30,7 @@ CANONICAL_REFERENCE: dict[str, Any] = {
 }
 LEGACY_REFERENCE: dict[str, Any] = {"schema_version": 1, "scope": "preference", "id": LEGACY_ID}
 
-READ_TOOLS = ("list_tools", "memory_recall", "memory_list", "memory_inspect")
+READ_TOOLS = READ_LISTED
 LIST_TOOLS_TEXT = (
     "Server: mymcp 0.2.0. Available tools: list_tools, memory_recall, memory_list, memory_inspect"
 )

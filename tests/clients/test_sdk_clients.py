@@ -22,7 +22,8 @@ from tests.clients.scenario import (
     seeded_server,
 )
 from tests.clients.sdk_drivers import sdk1_report, sdk2_report
-from tests.processes import GATES_ON, SHUTDOWN_TIMEOUT, LiveServer
+from tests.processes import SHUTDOWN_TIMEOUT, LiveServer
+from tests.surface import GATES_ON
 
 pytestmark = pytest.mark.slow  # real SDK clients against a server process
 

@@ -25,6 +25,7 @@ from mymcp.plugins.mnemosyne.memory.records import (
 )
 from tests.docs.markdown import DOCUMENTS, ROOT, Block, blocks, matches
 from tests.helpers import McpClient
+from tests.surface import GATE_OF
 
 README = ROOT / "README.md"
 ALL_GATES = {"remember": True, "revise": True, "archive_restore": True, "forget": True}
@@ -187,8 +188,8 @@ def test_the_settings_failure_table_quotes_every_message_exactly() -> None:
 
 def test_the_gate_failure_message_is_quoted_exactly() -> None:
     with pytest.raises(ValueError) as raised:
-        configuration.load_mutation_settings(environ={"MNEMOSYNE_MEMORY_FORGET_ENABLED": "1"})
-    documented = str(raised.value).replace("MNEMOSYNE_MEMORY_FORGET_ENABLED", "<VARIABLE>")
+        configuration.load_mutation_settings(environ={GATE_OF["forget"]: "1"})
+    documented = str(raised.value).replace(GATE_OF["forget"], "<VARIABLE>")
 
     assert f"`{documented}`" in README.read_text(encoding="utf-8")
 

@@ -11,19 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import McpClient
+from tests.surface import TOOL_ORDER
 
 pytestmark = pytest.mark.slow  # fuzzing
 
-TOOLS = [
-    "memory_recall",
-    "memory_list",
-    "memory_inspect",
-    "memory_remember",
-    "memory_revise",
-    "memory_archive",
-    "memory_restore",
-    "memory_forget",
-]
+TOOLS = list(TOOL_ORDER)
 KEYS = [
     "query", "scope", "tags", "namespace_id", "collection_id", "page_size", "cursor",
     "reference", "expected_revision", "namespace", "collection", "kind", "language", "title",

@@ -16,6 +16,7 @@ import pytest
 from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes
 from mymcp.plugins.mnemosyne.transfer import command
 from tests.helpers import canonical_record, place_canonical
+from tests.surface import GATE_OF
 
 pytestmark = pytest.mark.slow  # real processes
 
@@ -126,7 +127,7 @@ def test_an_import_beside_a_running_server_lets_its_tools_work_meanwhile(
     env = environment(hermetic_home, target)
     server = subprocess.Popen(
         [sys.executable, "-m", "mymcp", "stdio"],
-        env={**env, "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "true"},
+        env={**env, GATE_OF["remember"]: "true"},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
