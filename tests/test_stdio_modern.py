@@ -13,17 +13,14 @@ import pytest
 
 from mymcp.mcp.instructions import INSTRUCTIONS
 from tests import modern
+from tests.stdio_session import TIMEOUT, Session
 from tests.synthetic_host import MARKER
-from tests.test_stdio import TIMEOUT, Session
 
 
 @pytest.fixture
 def session() -> Iterator[Session]:
-    opened = Session()
-    yield opened
-    opened.gate.release.set()
-    if not opened._input.closed:
-        opened.finish()
+    with Session.opened() as opened:
+        yield opened
 
 
 def ask(session: Session, message: Any) -> dict[str, Any]:
