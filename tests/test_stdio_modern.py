@@ -52,7 +52,7 @@ def test_an_opening_discover_gets_a_discover_result(session: Session) -> None:
     assert result["supportedVersions"] == modern.SUPPORTED
     assert result["capabilities"] == {"tools": {}}
     assert result["instructions"] == INSTRUCTIONS
-    assert result["cacheScope"] == "public" and result["ttlMs"] >= 0
+    assert result["cacheScope"] == "public" and result["ttlMs"] == modern.DISCOVER_TTL_MS
 
 
 def test_tools_list_and_call_carry_the_result_fields(session: Session) -> None:
@@ -60,7 +60,7 @@ def test_tools_list_and_call_carry_the_result_fields(session: Session) -> None:
     called = result_of(ask(session, modern.call("verbatim", request_id=2)))
 
     assert [tool["name"] for tool in listed["tools"]][:2] == ["list_tools", "echo"]
-    assert listed["ttlMs"] >= 0 and listed["cacheScope"] == "public"
+    assert listed["ttlMs"] == modern.TOOLS_LIST_TTL_MS and listed["cacheScope"] == "public"
     assert called["structuredContent"] == {"n": [1, 2.5, None, True, "x"], "deep": {"a": {"b": []}}}
 
 
