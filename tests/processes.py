@@ -200,12 +200,12 @@ def running_server(
         server.stop()
 
 
-def run_mymcp(
-    arguments: list[str], env: Mapping[str, str], timeout: float = 30.0
+def finished(
+    command: list[str], env: Mapping[str, str], *, timeout: float = 30.0
 ) -> subprocess.CompletedProcess[str]:
-    """Run a short-lived ``python -m mymcp`` command to its end, with no input."""
+    """Run a short-lived command from the repository to its end, with no input, as text."""
     return subprocess.run(
-        [sys.executable, "-m", "mymcp", *arguments],
+        command,
         cwd=REPO_ROOT,
         env=dict(env),
         stdin=subprocess.DEVNULL,
@@ -214,6 +214,13 @@ def run_mymcp(
         timeout=timeout,
         check=False,
     )
+
+
+def run_mymcp(
+    arguments: list[str], env: Mapping[str, str], timeout: float = 30.0
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m mymcp`` with ``arguments`` to its end."""
+    return finished([sys.executable, "-m", "mymcp", *arguments], env, timeout=timeout)
 
 
 class StdioPeer:

@@ -8,7 +8,6 @@ import logging
 import os
 import re
 import socket
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from mymcp import doctor
 from tests.clients.scenario import LEGACY_ID, LEGACY_RECORD, seed_memory_root
 from tests.doctoring import found, private_root, run_unchanged
 from tests.helpers import CANONICAL_ID, McpClient, canonical_record, write_record
-from tests.processes import REPO_ROOT, child_environment, free_port, mymcp_command
+from tests.processes import child_environment, finished, free_port, mymcp_command
 from tests.surface import GATE_OF, GATE_VARIABLES
 
 LEVELS = ("ok", "warn", "fail")
@@ -413,14 +412,7 @@ def test_the_command_prints_the_findings_and_exits_1_on_a_failure(
     (root / LEGACY_PATH).write_text("{,}")
     env = child_environment(hermetic_home, root)
 
-    done = subprocess.run(
-        mymcp_command("doctor", "--port", str(free_port())),
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = finished(mymcp_command("doctor", "--port", str(free_port())), env, timeout=60)
 
     assert done.returncode == 1
     assert f"fail  {LEGACY_PATH}: skipped (invalid_json): line 1, column 2" in done.stdout

@@ -14,6 +14,7 @@ import pytest
 from tests.processes import (
     REPO_ROOT,
     child_environment,
+    finished,
     free_port,
     mymcp_command,
     uvicorn_command,
@@ -71,15 +72,8 @@ def test_a_port_in_use_is_named_with_what_to_do(tmp_path: Path, hermetic_home: P
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        done = subprocess.run(
-            mymcp_command("serve", "--port", str(port)),
-            cwd=REPO_ROOT,
-            env=child_environment(hermetic_home, tmp_path / "memory"),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        env = child_environment(hermetic_home, tmp_path / "memory")
+        done = finished(mymcp_command("serve", "--port", str(port)), env)
 
     assert done.returncode == 1
     assert done.stdout == ""

@@ -9,19 +9,19 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from mymcp.app import create_production_app
 from mymcp.plugins.mnemosyne.configuration import SettingsError
-from tests.processes import REPO_ROOT, child_environment, free_port, run_mymcp, uvicorn_command
+from tests.processes import child_environment, finished, free_port, run_mymcp, uvicorn_command
 from tests.surface import GATE_OF, GATE_VARIABLES
 
+ErrorT = TypeVar("ErrorT", bound=Exception)
 INVALID_GATE_VALUES = ["True", "TRUE", "1", "0", "", "yes", " true", "false\n", "on"]
 
 
@@ -34,6 +34,13 @@ def restore_logging() -> Iterator[None]:
     for name, level in levels.items():
         logging.getLogger(name).setLevel(level)
     logging.getLogger().handlers[:] = handlers
+
+
+def _refused(expected: type[ErrorT]) -> ErrorT:
+    """What the production factory raised, which must be an ``expected``."""
+    with pytest.raises(expected) as caught:
+        create_production_app()
+    return caught.value
 
 
 def _gate_error(variable: str) -> str:
@@ -49,10 +56,9 @@ def test_an_invalid_gate_value_stops_the_factory(
     variable: str, value: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(variable, value)
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert type(caught.value) is ValueError
-    assert str(caught.value) == _gate_error(variable)
+    caught = _refused(ValueError)
+    assert type(caught) is ValueError
+    assert str(caught) == _gate_error(variable)
 
 
 @pytest.mark.parametrize("variable", GATE_VARIABLES)
@@ -61,10 +67,9 @@ def test_the_gate_error_never_echoes_the_value(
 ) -> None:
     marker = "Leak-Marker-7f3a"
     monkeypatch.setenv(variable, marker)
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert marker not in str(caught.value)
-    assert marker not in repr(caught.value.args)
+    caught = _refused(ValueError)
+    assert marker not in str(caught)
+    assert marker not in repr(caught.args)
 
 
 def test_the_first_invalid_gate_in_parse_order_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,9 +77,8 @@ def test_the_first_invalid_gate_in_parse_order_wins(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(GATE_OF["forget"], "")
     monkeypatch.setenv(GATE_OF["archive_restore"], "True")
     monkeypatch.setenv(GATE_OF["remember"], "true")
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert str(caught.value) == _gate_error(GATE_OF["archive_restore"])
+    caught = _refused(ValueError)
+    assert str(caught) == _gate_error(GATE_OF["archive_restore"])
 
 
 def test_an_invalid_gate_is_reported_before_the_settings_file(
@@ -82,10 +86,9 @@ def test_an_invalid_gate_is_reported_before_the_settings_file(
 ) -> None:
     _settings_file(hermetic_home, b"[memory\n")
     monkeypatch.setenv(GATE_OF["forget"], "False")
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert not isinstance(caught.value, SettingsError)
-    assert str(caught.value) == _gate_error(GATE_OF["forget"])
+    caught = _refused(ValueError)
+    assert not isinstance(caught, SettingsError)
+    assert str(caught) == _gate_error(GATE_OF["forget"])
 
 
 # --- the settings file ------------------------------------------------------------------------
@@ -199,12 +202,11 @@ def test_an_invalid_settings_file_stops_the_factory(
     arrange: Callable[[Path], None], message: str, hermetic_home: Path
 ) -> None:
     arrange(hermetic_home)
-    with pytest.raises(SettingsError) as caught:
-        create_production_app()
-    assert str(caught.value) == message
-    assert caught.value.__cause__ is None
-    assert caught.value.__context__ is None
-    assert str(hermetic_home) not in str(caught.value)
+    caught = _refused(SettingsError)
+    assert str(caught) == message
+    assert caught.__cause__ is None
+    assert caught.__context__ is None
+    assert str(hermetic_home) not in str(caught)
 
 
 def test_an_invalid_settings_file_fails_even_when_the_environment_overrides_it(
@@ -213,9 +215,8 @@ def test_an_invalid_settings_file_fails_even_when_the_environment_overrides_it(
     _unknown_key(hermetic_home)
     for variable in GATE_VARIABLES[:3]:
         monkeypatch.setenv(variable, "true")
-    with pytest.raises(SettingsError) as caught:
-        create_production_app()
-    assert str(caught.value) == "Mnemosyne settings file has an invalid schema"
+    caught = _refused(SettingsError)
+    assert str(caught) == "Mnemosyne settings file has an invalid schema"
 
 
 def test_a_fully_set_environment_never_consults_the_settings_file(
@@ -240,16 +241,7 @@ def _accepts_connections(port: int) -> bool:
 def test_uvicorn_exits_with_status_1_and_serves_nothing(hermetic_home: Path) -> None:
     port = free_port()
     env = child_environment(hermetic_home, None, {GATE_OF["remember"]: "yes"})
-    completed = subprocess.run(
-        uvicorn_command(port),
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=20,
-        check=False,
-    )
+    completed = finished(uvicorn_command(port), env, timeout=20)
     assert completed.returncode == 1, completed.stderr
     lines = completed.stderr.strip().splitlines()
     assert lines[-1] == f"ValueError: {_gate_error(GATE_OF['remember'])}"
@@ -400,16 +392,7 @@ def test_a_setup_mistake_stops_each_command_with_two_plain_lines(
 def test_mymcp_dev_stops_on_a_setup_mistake_before_reloading(hermetic_home: Path) -> None:
     env = child_environment(hermetic_home, None, {GATE_OF["forget"]: "TRUE"})
     code = "import sys; from mymcp import cli; sys.argv = ['mymcp-dev']; sys.exit(cli.dev())"
-    completed = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    completed = finished([sys.executable, "-c", code], env)
 
     assert completed.returncode == 1
     assert completed.stderr.splitlines()[0] == (f"mymcp: {_gate_error(GATE_OF['forget'])}")
@@ -422,16 +405,7 @@ def test_under_uvicorn_the_traceback_ends_with_the_same_clear_message(
 ) -> None:
     _settings_file(hermetic_home, b"[memory]\nforget = true\n")
     env = child_environment(hermetic_home, None)
-    completed = subprocess.run(
-        uvicorn_command(free_port()),
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    completed = finished(uvicorn_command(free_port()), env)
     _, _, cli_err = _run_mymcp([], hermetic_home, {})
 
     assert completed.returncode == 1
@@ -450,11 +424,10 @@ def test_the_factory_refuses_a_memory_root_that_is_a_file(
     )
     from mymcp.plugins.mnemosyne.configuration import MemoryRootError
 
-    with pytest.raises(MemoryRootError) as caught:
-        create_production_app()
+    caught = _refused(MemoryRootError)
 
-    assert str(caught.value) == "Mnemosyne memory root is not a usable directory"
-    assert caught.value.__notes__ == [
+    assert str(caught) == "Mnemosyne memory root is not a usable directory"
+    assert caught.__notes__ == [
         f"{hermetic_home}/memory-file (from MNEMOSYNE_MEMORY_ROOT) is a regular file; "
         "move it away or set MNEMOSYNE_MEMORY_ROOT to a directory"
     ]
@@ -465,12 +438,11 @@ def test_each_refused_settings_file_carries_a_note_naming_its_path(
     arrange: Callable[[Path], None], message: str, hermetic_home: Path
 ) -> None:
     arrange(hermetic_home)
-    with pytest.raises(SettingsError) as caught:
-        create_production_app()
+    caught = _refused(SettingsError)
 
-    [note] = caught.value.__notes__
+    [note] = caught.__notes__
     assert note.startswith(f"{hermetic_home}/.mnemosyne")
-    assert caught.value.message == message
+    assert caught.message == message
 
 
 def test_a_missing_memory_root_is_fine_at_startup(
