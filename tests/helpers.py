@@ -137,11 +137,9 @@ def snapshot_tree(path: Path) -> dict[str, tuple[int, str]]:
 CANONICAL_ID = "mem_0123456789abcdef0123456789abcdef"
 
 
-def canonical_record(**overrides: Any) -> dict[str, Any]:
-    """A valid version-2 record dict (project/mnemosyne/decisions) with overrides applied."""
-    record: dict[str, Any] = {
-        "schema_version": 2,
-        "id": CANONICAL_ID,
+def remember_arguments(**overrides: Any) -> dict[str, Any]:
+    """Valid ``memory_remember`` arguments (project/mnemosyne/decisions, a decision)."""
+    arguments: dict[str, Any] = {
         "scope": "project",
         "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
         "collection": {"id": "decisions", "label": "Decisions"},
@@ -150,11 +148,20 @@ def canonical_record(**overrides: Any) -> dict[str, Any]:
         "title": "Shared memory ownership",
         "content": "Canonical memory concepts belong to the shared memory domain.",
         "tags": ["architecture", "memory-domain"],
-        "provenance": {"origin": "explicit_user_statement", "recorded_via": "memory_remember"},
-        "lifecycle": {"state": "active", "revision": 1},
-        "created_at": "2026-07-18T12:00:00Z",
-        "updated_at": "2026-07-18T12:00:00Z",
+        "origin": "explicit_user_statement",
     }
+    arguments.update(overrides)
+    return arguments
+
+
+def canonical_record(**overrides: Any) -> dict[str, Any]:
+    """The record :func:`remember_arguments` make, as a valid version 2 record dict."""
+    arguments = remember_arguments()
+    origin = arguments.pop("origin")
+    record: dict[str, Any] = {"schema_version": 2, "id": CANONICAL_ID, **arguments}
+    record["provenance"] = {"origin": origin, "recorded_via": "memory_remember"}
+    record["lifecycle"] = {"state": "active", "revision": 1}
+    record["created_at"] = record["updated_at"] = "2026-07-18T12:00:00Z"
     record.update(overrides)
     return record
 

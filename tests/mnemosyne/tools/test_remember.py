@@ -25,6 +25,7 @@ from tests.helpers import (
     ToolReply,
     canonical_record,
     place_canonical,
+    remember_arguments,
     snapshot_tree,
     unexpected_argument,
     write_record,
@@ -44,35 +45,11 @@ MESSAGES = {
     "invalid_kind": "kind is invalid for scope",
     "invalid_record": "memory field is invalid",
 }
-REQUIRED = [
-    "scope",
-    "namespace",
-    "collection",
-    "kind",
-    "language",
-    "title",
-    "content",
-    "tags",
-    "origin",
-]
+REQUIRED = list(remember_arguments())
 OTHER_ID = "mem_fedcba9876543210fedcba9876543210"
 
 
-def draft(**overrides: Any) -> dict[str, Any]:
-    """Valid remember arguments (project/mnemosyne/decisions, a decision), with overrides."""
-    arguments: dict[str, Any] = {
-        "scope": "project",
-        "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
-        "collection": {"id": "decisions", "label": "Decisions"},
-        "kind": "decision",
-        "language": "en",
-        "title": "Shared memory ownership",
-        "content": "Canonical memory concepts belong to the shared memory domain.",
-        "tags": ["architecture", "memory-domain"],
-        "origin": "explicit_user_statement",
-    }
-    arguments.update(overrides)
-    return arguments
+draft = remember_arguments
 
 
 def without(key: str, **overrides: Any) -> dict[str, Any]:
