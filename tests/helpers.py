@@ -104,6 +104,11 @@ V2_KEY_ORDER = [
 ]
 
 
+def log_messages(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:
+    """The messages of the records ``logger`` wrote, in order."""
+    return [message for _, message in log_events(caplog, logger)]
+
+
 def write_record(root: Path, record: dict[str, Any] | str | bytes, *parts: str) -> Path:
     """Write a record file at ``root/parts...`` (dicts as indented JSON), creating dirs."""
     path = root.joinpath(*parts)

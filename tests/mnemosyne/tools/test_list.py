@@ -32,11 +32,6 @@ LOGGER = "mcp.memory_list"
 COMBINATIONS_HINT = "(4) scope, namespace_id and cursor"
 
 
-@pytest.fixture
-def client(mcp: Callable[..., McpClient]) -> McpClient:
-    return mcp()
-
-
 def _list(client: McpClient, **arguments: Any) -> dict[str, Any]:
     reply = client.call(TOOL, arguments)
     assert reply.is_error == (reply.payload["status"] != "ok")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from tests.helpers import (
     ToolReply,
     canonical_record,
     log_events,
+    log_messages,
     place_canonical,
     snapshot_tree,
     write_record,
@@ -34,11 +34,6 @@ STORE_LOGGER = "mymcp.memory.store"
 QUERY_MESSAGE = "query must be a non-empty string of at most 1000 characters"
 SCOPE_MESSAGE = "scope must be one of: self, relationship, preference, practice, project, knowledge"
 TAGS_MESSAGE = "tags must be an array of 1 to 10 unique non-empty strings of at most 50 characters"
-
-
-@pytest.fixture
-def client(mcp: Callable[..., McpClient]) -> McpClient:
-    return mcp()
 
 
 def _recall(client: McpClient, query: Any = "zebra", scope: Any = "project", **extra: Any) -> Any:
@@ -72,14 +67,6 @@ def _error(reply: ToolReply) -> tuple[str, str, str]:
     assert reply.is_error
     assert "field" not in reply.payload
     return reply.payload["status"], reply.payload["code"], reply.payload["message"]
-
-
-def _events(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
-    return log_events(caplog, LOGGER)
-
-
-def _skips(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [message for _, message in log_events(caplog, STORE_LOGGER)]
 
 
 # --- schema ------------------------------------------------------------------------------
@@ -333,7 +320,7 @@ def test_recall_unexpected_failure_is_a_bounded_internal_error(
         "message": "memory could not be recalled",
     }
     assert (logging.ERROR, "event=memory_recall outcome=internal_error code=internal_error") in (
-        _events(caplog)
+        log_events(caplog, LOGGER)
     )
     assert "SECRET-DETAIL" not in caplog.text
 
@@ -376,7 +363,7 @@ def test_recall_symlinked_scope_is_no_matches_with_a_warning(
     (memory_root / "project").symlink_to(real / "project")
     caplog.set_level(logging.INFO)
     assert _recall(client).payload == {"status": "no_matches", "memories": []}
-    assert _skips(caplog) == ["skipped scope='project' reason='symlink'"]
+    assert log_messages(caplog, STORE_LOGGER) == ["skipped scope='project' reason='symlink'"]
 
 
 def test_recall_skips_a_symlinked_namespace_directory(
@@ -387,7 +374,7 @@ def test_recall_skips_a_symlinked_namespace_directory(
     (memory_root / "project" / "b").symlink_to(tmp_path / "outside" / "project" / "hidden")
     caplog.set_level(logging.INFO)
     assert _ids(_recall(client)) == ["z"]
-    assert _skips(caplog) == ["skipped scope='project' reason='symlink'"]
+    assert log_messages(caplog, STORE_LOGGER) == ["skipped scope='project' reason='symlink'"]
 
 
 # --- tokenization and scoring ------------------------------------------------------------
@@ -607,7 +594,7 @@ def test_recall_skips_every_invalid_kind_of_file_with_its_warning(
     caplog.set_level(logging.INFO)
     reply = _recall(client)
     assert _ids(reply) == ["good"]
-    assert sorted(_skips(caplog)) == sorted(
+    assert sorted(log_messages(caplog, STORE_LOGGER)) == sorted(
         f"skipped scope='project' reason='{reason}'"
         for reason in (
             "invalid_json",
@@ -789,7 +776,7 @@ def test_recall_logs_one_bounded_terminal_event(
     _recall(client, query="")
     (memory_root / "self").write_text("file")
     _recall(client, scope="self")
-    assert _events(caplog) == [
+    assert log_events(caplog, LOGGER) == [
         (logging.INFO, "event=memory_recall outcome=ok scope=project returned_count=1"),
         (logging.INFO, "event=memory_recall outcome=no_matches scope=knowledge returned_count=0"),
         (logging.WARNING, "event=memory_recall outcome=invalid_request code=invalid_query"),
