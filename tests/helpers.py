@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,18 @@ V2_KEY_ORDER = [
 def log_messages(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:
     """The messages of the records ``logger`` wrote, in order."""
     return [message for _, message in log_events(caplog, logger)]
+
+
+def settled_clock() -> int:
+    """A clock a minute ahead, so every file looks settled and cached reads are trusted."""
+    return time.time_ns() + 60 * 10**9
+
+
+def touch(path: Path, data: bytes = b"{}") -> Path:
+    """Write ``data`` at ``path``, making its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
 
 
 def write_record(root: Path, record: dict[str, Any] | str | bytes, *parts: str) -> Path:
