@@ -172,6 +172,20 @@ def remember_arguments(**overrides: Any) -> dict[str, Any]:
     return arguments
 
 
+def tea_preference(content: str) -> dict[str, Any]:
+    """``memory_remember`` arguments of an untitled preference about tea, saying ``content``."""
+    return remember_arguments(
+        scope="preference",
+        namespace={"kind": "domain", "id": "tea", "label": None},
+        collection=None,
+        kind="preference",
+        language=None,
+        title=None,
+        content=content,
+        tags=[],
+    )
+
+
 def canonical_record(**overrides: Any) -> dict[str, Any]:
     """The record :func:`remember_arguments` make, as a valid version 2 record dict."""
     arguments = remember_arguments()
