@@ -21,6 +21,8 @@ class ToolReply:
     raw: dict[str, Any]
 
 
+# The six scopes, in the order the contract lists them.
+SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
 MODERN_PROTOCOL = "2025-11-25"
 
 

@@ -18,6 +18,7 @@ from mymcp.plugins.mnemosyne.memory import cursors, files, scan
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.plugin import build_mnemosyne_registrations
 from tests.helpers import (
+    SCOPES,
     McpClient,
     canonical_record,
     log_events,
@@ -144,14 +145,7 @@ def test_list_schema_is_flat_without_top_level_one_of(client: McpClient) -> None
     assert schema["required"] == ["scope"]
     assert schema["additionalProperties"] is False
     properties = schema["properties"]
-    assert properties["scope"]["enum"] == [
-        "self",
-        "relationship",
-        "preference",
-        "practice",
-        "project",
-        "knowledge",
-    ]
+    assert properties["scope"]["enum"] == SCOPES
     assert [branch.get("type") for branch in properties["collection_id"]["anyOf"]] == [
         "string",
         "null",

@@ -17,6 +17,7 @@ from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.tools import schemas
 from tests.helpers import (
     CANONICAL_ID,
+    SCOPES,
     McpClient,
     ToolReply,
     canonical_record,
@@ -83,14 +84,7 @@ def test_recall_schema_has_the_contract_structure(client: McpClient) -> None:
     assert (query["type"], query["minLength"], query["maxLength"]) == ("string", 1, 1000)
     scope = schema["properties"]["scope"]
     assert scope["type"] == "string"
-    assert scope["enum"] == [
-        "self",
-        "relationship",
-        "preference",
-        "practice",
-        "project",
-        "knowledge",
-    ]
+    assert scope["enum"] == SCOPES
     assert scope["description"] == schemas.scope_catalogue()
     tags = schema["properties"]["tags"]
     # Issue 12: no uniqueItems and no pattern beside a length (the description says both).
