@@ -69,6 +69,11 @@ NOT_FOUND = ("not_found", "not_found", "memory was not found")
 UNAVAILABLE = ("storage_error", "memory_source_unavailable", "memory could not be inspected")
 
 
+def _exactly(number: int) -> dict[str, Any]:
+    """The schema of an integer that can only be ``number``."""
+    return {"type": "integer", "minimum": number, "maximum": number}
+
+
 # --- schema ------------------------------------------------------------------------------
 
 
@@ -88,19 +93,11 @@ def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
         "collection_id",
         "id",
     ]
-    assert canonical["properties"]["schema_version"] == {
-        "type": "integer",
-        "minimum": 2,
-        "maximum": 2,
-    }
+    assert canonical["properties"]["schema_version"] == _exactly(2)
     assert canonical["properties"]["id"] == {"type": "string"}
     assert canonical["additionalProperties"] is False
     assert legacy["required"] == ["schema_version", "scope", "id"]
-    assert legacy["properties"]["schema_version"] == {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 1,
-    }
+    assert legacy["properties"]["schema_version"] == _exactly(1)
     assert legacy["properties"]["id"] == {"type": "string"}
     assert legacy["additionalProperties"] is False
     for branch in (canonical, legacy):
