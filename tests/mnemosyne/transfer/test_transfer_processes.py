@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes
 from mymcp.plugins.mnemosyne.transfer import command
 from tests.helpers import canonical_record, place_canonical, tea_preference
-from tests.processes import child_environment
+from tests.processes import child_environment, mymcp_command
 from tests.surface import GATE_OF
 
 pytestmark = pytest.mark.slow  # real processes
@@ -53,7 +52,7 @@ def exported_notebook(tmp_path: Path, home: Path) -> Path:
 
 def start_import(document: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "mymcp", "import", str(document), "--apply"],
+        mymcp_command("import", str(document), "--apply"),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -122,7 +121,7 @@ def test_an_import_beside_a_running_server_lets_its_tools_work_meanwhile(
 ) -> None:
     document, target, env = exported
     server = subprocess.Popen(
-        [sys.executable, "-m", "mymcp", "stdio"],
+        mymcp_command("stdio"),
         env={**env, GATE_OF["remember"]: "true"},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
