@@ -21,7 +21,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,8 +30,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
@@ -53,6 +50,17 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (  # noqa: E402
     RecordedVia,
     Scope,
 )
+from tests.processes import (  # noqa: E402
+    FACTORY,
+    ServerStartError,
+    child_environment,
+    free_port,
+    stop,
+    uvicorn_command,
+    wait_until_healthy,
+)
+from tests.surface import GATE_OF  # noqa: E402
+from tests.surface import gates as gate_environment  # noqa: E402
 
 DEFAULT_SIZES = (10, 100, 1000)
 SEED_SCOPE = Scope.PROJECT
@@ -207,13 +215,6 @@ def wider_queries(count: int, *, seed: int = 2) -> list[str]:
 # --- the server --------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @dataclass
 class Server:
     """A real ``uvicorn --factory mymcp.app:create_production_app`` process.
@@ -227,7 +228,7 @@ class Server:
     startup_timeout: float = 30.0
     port: int = 0
     # Another app to serve instead (the protocol floor), found in ``app_dir``.
-    factory: str = "mymcp.app:create_production_app"
+    factory: str = FACTORY
     app_dir: Path | None = None
     # The CPUs the server may run on (``taskset -c``), where taskset exists.
     cpus: str | None = None
@@ -241,28 +242,12 @@ class Server:
 
     def __enter__(self) -> Server:
         self._home = tempfile.TemporaryDirectory(prefix="mymcp-bench-home-")
-        env = {key: value for key, value in os.environ.items() if not key.startswith("MNEMOSYNE_")}
-        env.update(HOME=self._home.name, MNEMOSYNE_MEMORY_ROOT=str(self.memory_root))
-        for gate in ("REMEMBER", "ARCHIVE_RESTORE", "FORGET", "REVISE"):
-            enabled = self.gates.get(gate.lower(), False)
-            env[f"MNEMOSYNE_MEMORY_{gate}_ENABLED"] = "true" if enabled else "false"
+        chosen = gate_environment(**{gate: self.gates.get(gate, False) for gate in GATE_OF})
+        env = child_environment(Path(self._home.name), self.memory_root, chosen)
         self.port = free_port()
-        command = [
-            *pinned(self.cpus),
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            self.factory,
-            *(["--app-dir", str(self.app_dir)] if self.app_dir is not None else []),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--no-access-log",
-            "--log-level",
-            "warning",
-        ]
+        app_dir = ["--app-dir", str(self.app_dir)] if self.app_dir is not None else []
+        options = [*app_dir, "--no-access-log", "--log-level", "warning"]
+        command = [*pinned(self.cpus), *uvicorn_command(self.port, *options, factory=self.factory)]
         self._process = subprocess.Popen(
             command,
             cwd=REPO_ROOT,
@@ -270,21 +255,14 @@ class Server:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        self._wait_until_up()
+        try:
+            wait_until_healthy(
+                self._process, self.port, timeout=self.startup_timeout, path=self.health_path
+            )
+        except ServerStartError:
+            self.__exit__()
+            raise
         return self
-
-    def _wait_until_up(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            assert self._process is not None
-            if self._process.poll() is not None:
-                raise RuntimeError("the server exited during startup")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + self.health_path, timeout=1.0).status_code < 500:
-                    return
-            time.sleep(0.05)
-        self.__exit__()
-        raise RuntimeError("the server did not start in time")
 
     def cpu_seconds(self) -> float:
         """User and system CPU time the server process has used so far (Linux only)."""
@@ -301,12 +279,7 @@ class Server:
 
     def __exit__(self, *exc_info: object) -> None:
         if self._process is not None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+            stop(self._process, timeout=10)
             self._process = None
         if self._home is not None:
             self._home.cleanup()

@@ -38,14 +38,11 @@ from typing import IO, Any
 
 from common import HANDSHAKE_REVISION, REPO_ROOT, ms, print_table
 
+from tests.processes import child_environment
+from tests.surface import GATES_ON
+
 ROUNDS = 21
 PAUSE_SECONDS = 0.3
-GATES = (
-    "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",
-    "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED",
-    "MNEMOSYNE_MEMORY_FORGET_ENABLED",
-    "MNEMOSYNE_MEMORY_REVISE_ENABLED",
-)
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -84,11 +81,9 @@ def _base_environment() -> dict[str, str]:
 
 
 def _environment(checkout: Path, home: Path) -> dict[str, str]:
-    env = {
-        key: value for key, value in _base_environment().items() if not key.startswith("MNEMOSYNE_")
-    }
-    env.update({gate: "true" for gate in GATES})
-    env.update(HOME=str(home), MNEMOSYNE_MEMORY_ROOT=str(home / "memory"))
+    """Every gate on, and ``checkout`` alone on PYTHONPATH: it is the one measured."""
+    base = _base_environment()
+    env = child_environment(home, home / "memory", GATES_ON, base=base)
     env["PYTHONPATH"] = str(checkout)
     return env
 

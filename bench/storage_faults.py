@@ -38,7 +38,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -52,9 +51,17 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from tests.processes import (  # noqa: E402
+    child_environment,
+    free_port,
+    mymcp_command,
+    run_mymcp,
+    stop,
+    wait_until_healthy,
+)
+from tests.surface import GATES_ON  # noqa: E402
 from tests.tmpfs import fill_bytes, fill_inodes, remount  # noqa: E402
 
-GATES = ("REMEMBER", "REVISE", "ARCHIVE_RESTORE", "FORGET")
 ERROR_LINE = re.compile(r"event=(memory_\w+) outcome=(storage_error|uncertain|retrieval_error) ")
 CAUSE = re.compile(r" cause=(\w+)(?: errno=(\w+))?")
 TEMP = re.compile(r"\.mem_[0-9a-f]{32}\.[a-z0-9]{8}\.tmp")
@@ -65,13 +72,6 @@ DOCTORED = ("full", "no inodes", "read-only")  # the faults mymcp doctor can see
 # --- the server and its client ----------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @dataclass
 class Server:
     """``mymcp serve`` with every gate on; its standard error goes to ``log``."""
@@ -79,32 +79,20 @@ class Server:
     root: Path
     home: Path
     log: Path
-    port: int = field(default_factory=_free_port)
+    port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Server:
-        env = {key: value for key, value in os.environ.items() if not key.startswith("MNEMOSYNE_")}
-        env.update(HOME=str(self.home), MNEMOSYNE_MEMORY_ROOT=str(self.root))
-        env.update({f"MNEMOSYNE_MEMORY_{gate}_ENABLED": "true" for gate in GATES})
-        command = [sys.executable, "-m", "mymcp", "serve", "--port", str(self.port)]
+        env = child_environment(self.home, self.root, GATES_ON)
+        command = mymcp_command("serve", "--port", str(self.port))
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stderr=log)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            time.sleep(0.1)
-        raise RuntimeError("the server did not start")
+        wait_until_healthy(self.process, self.port, log=self.log, timeout=30)
+        return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self.process is not None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            stop(self.process, timeout=15, sig=signal.SIGINT)
 
 
 @dataclass
@@ -425,11 +413,8 @@ def _log_causes(log: Path, start: int) -> tuple[str, int]:
 
 def _doctor(server: Server) -> list[str]:
     """The ``warn`` and ``fail`` lines of ``mymcp doctor`` with the server's settings."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MNEMOSYNE_")}
-    env.update(HOME=str(server.home), MNEMOSYNE_MEMORY_ROOT=str(server.root))
-    env.update({f"MNEMOSYNE_MEMORY_{gate}_ENABLED": "true" for gate in GATES})
-    command = [sys.executable, "-m", "mymcp", "doctor", "--port", str(server.port)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    env = child_environment(server.home, server.root, GATES_ON)
+    done = run_mymcp(["doctor", "--port", str(server.port)], env, timeout=60)
     return [line for line in done.stdout.splitlines() if line.startswith(("warn", "fail"))]
 
 

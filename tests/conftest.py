@@ -9,13 +9,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from tests.helpers import McpClient
+from tests.surface import GATE_VARIABLES, gates
 
-GATE_VARIABLES = {
-    "remember": "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",
-    "archive_restore": "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED",
-    "forget": "MNEMOSYNE_MEMORY_FORGET_ENABLED",
-    "revise": "MNEMOSYNE_MEMORY_REVISE_ENABLED",
-}
 BASE_URL = "http://127.0.0.1:8000"
 
 
@@ -25,7 +20,7 @@ def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for variable in (*GATE_VARIABLES.values(), "MNEMOSYNE_MEMORY_ROOT"):
+    for variable in (*GATE_VARIABLES, "MNEMOSYNE_MEMORY_ROOT"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.delenv("MYMCP_ALLOWED_HOSTS", raising=False)
     monkeypatch.delenv("MYMCP_ALLOWED_ORIGINS", raising=False)
@@ -51,14 +46,11 @@ def mcp(memory_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable
         archive_restore: bool = False,
         forget: bool = False,
     ) -> McpClient:
-        gates = {
-            "remember": remember,
-            "revise": revise,
-            "archive_restore": archive_restore,
-            "forget": forget,
-        }
-        for gate, enabled in gates.items():
-            monkeypatch.setenv(GATE_VARIABLES[gate], "true" if enabled else "false")
+        chosen = gates(
+            remember=remember, revise=revise, archive_restore=archive_restore, forget=forget
+        )
+        for variable, value in chosen.items():
+            monkeypatch.setenv(variable, value)
         from mymcp.app import create_production_app
 
         client = TestClient(create_production_app(), base_url=BASE_URL)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ class ToolReply:
     raw: dict[str, Any]
 
 
+# The six scopes, in the order the contract lists them.
+SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
 MODERN_PROTOCOL = "2025-11-25"
 
 
@@ -104,6 +107,23 @@ V2_KEY_ORDER = [
 ]
 
 
+def log_messages(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:
+    """The messages of the records ``logger`` wrote, in order."""
+    return [message for _, message in log_events(caplog, logger)]
+
+
+def settled_clock() -> int:
+    """A clock a minute ahead, so every file looks settled and cached reads are trusted."""
+    return time.time_ns() + 60 * 10**9
+
+
+def touch(path: Path, data: bytes = b"{}") -> Path:
+    """Write ``data`` at ``path``, making its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
 def write_record(root: Path, record: dict[str, Any] | str | bytes, *parts: str) -> Path:
     """Write a record file at ``root/parts...`` (dicts as indented JSON), creating dirs."""
     path = root.joinpath(*parts)
@@ -137,11 +157,9 @@ def snapshot_tree(path: Path) -> dict[str, tuple[int, str]]:
 CANONICAL_ID = "mem_0123456789abcdef0123456789abcdef"
 
 
-def canonical_record(**overrides: Any) -> dict[str, Any]:
-    """A valid version-2 record dict (project/mnemosyne/decisions) with overrides applied."""
-    record: dict[str, Any] = {
-        "schema_version": 2,
-        "id": CANONICAL_ID,
+def remember_arguments(**overrides: Any) -> dict[str, Any]:
+    """Valid ``memory_remember`` arguments (project/mnemosyne/decisions, a decision)."""
+    arguments: dict[str, Any] = {
         "scope": "project",
         "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
         "collection": {"id": "decisions", "label": "Decisions"},
@@ -150,11 +168,34 @@ def canonical_record(**overrides: Any) -> dict[str, Any]:
         "title": "Shared memory ownership",
         "content": "Canonical memory concepts belong to the shared memory domain.",
         "tags": ["architecture", "memory-domain"],
-        "provenance": {"origin": "explicit_user_statement", "recorded_via": "memory_remember"},
-        "lifecycle": {"state": "active", "revision": 1},
-        "created_at": "2026-07-18T12:00:00Z",
-        "updated_at": "2026-07-18T12:00:00Z",
+        "origin": "explicit_user_statement",
     }
+    arguments.update(overrides)
+    return arguments
+
+
+def tea_preference(content: str) -> dict[str, Any]:
+    """``memory_remember`` arguments of an untitled preference about tea, saying ``content``."""
+    return remember_arguments(
+        scope="preference",
+        namespace={"kind": "domain", "id": "tea", "label": None},
+        collection=None,
+        kind="preference",
+        language=None,
+        title=None,
+        content=content,
+        tags=[],
+    )
+
+
+def canonical_record(**overrides: Any) -> dict[str, Any]:
+    """The record :func:`remember_arguments` make, as a valid version 2 record dict."""
+    arguments = remember_arguments()
+    origin = arguments.pop("origin")
+    record: dict[str, Any] = {"schema_version": 2, "id": CANONICAL_ID, **arguments}
+    record["provenance"] = {"origin": origin, "recorded_via": "memory_remember"}
+    record["lifecycle"] = {"state": "active", "revision": 1}
+    record["created_at"] = record["updated_at"] = "2026-07-18T12:00:00Z"
     record.update(overrides)
     return record
 

@@ -13,6 +13,9 @@ SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 HANDSHAKE_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 SUPPORTED = [REVISION, *HANDSHAKE_REVISIONS]
 SERVER_INFO = {"name": "mymcp", "version": "0.2.0"}
+# The cache lifetimes docs/DIFFERENCES.md and the README state: an hour, five minutes.
+DISCOVER_TTL_MS = 60 * 60 * 1000
+TOOLS_LIST_TTL_MS = 5 * 60 * 1000
 
 
 def envelope(version: str = REVISION) -> dict[str, Any]:

@@ -137,6 +137,11 @@ def runtime_for(tools: Sequence[tuple[Mapping[str, Any], ToolHandler]]) -> types
     return types.SimpleNamespace(registry=registry)
 
 
+def synthetic_runtime() -> types.SimpleNamespace:
+    """The synthetic Tools over fresh call records, with a slow gate nobody releases."""
+    return runtime_for(synthetic_tools(Calls(), SlowGate()))
+
+
 @dataclass
 class SyntheticHost:
     """A TestClient over ``create_app`` serving the synthetic Tools."""

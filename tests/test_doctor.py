@@ -8,17 +8,17 @@ import logging
 import os
 import re
 import socket
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from mymcp import doctor
-from tests.clients.conftest import free_port
 from tests.clients.scenario import LEGACY_ID, LEGACY_RECORD, seed_memory_root
+from tests.doctoring import found, private_root, run_unchanged
 from tests.helpers import CANONICAL_ID, McpClient, canonical_record, write_record
-from tests.stdio_process import REPO_ROOT, child_environment, mymcp_command
+from tests.processes import child_environment, finished, free_port, mymcp_command
+from tests.surface import GATE_OF, GATE_VARIABLES
 
 LEVELS = ("ok", "warn", "fail")
 LEGACY_PATH = f"preference/drinks/{LEGACY_ID}.json"
@@ -27,48 +27,20 @@ CANONICAL_PATH = f"project/mnemosyne/decisions/{CANONICAL_ID}.json"
 
 @pytest.fixture
 def root(memory_root: Path) -> Path:
-    """The seeded sample notebook, private to its owner as MyMCP creates a root."""
-    seed_memory_root(memory_root)
-    os.chmod(memory_root, 0o700)
-    return memory_root
-
-
-def tree_state(*paths: Path) -> dict[str, tuple[int, int, int, bytes | None]]:
-    """Every entry below ``paths``: mode, size, mtime and (for files) content."""
-    state: dict[str, tuple[int, int, int, bytes | None]] = {}
-    for base in paths:
-        if not os.path.lexists(base):
-            continue
-        for current, dirs, files in os.walk(base):
-            for name in ["", *dirs, *files]:
-                entry = Path(current, name)
-                info = entry.lstat()
-                content = entry.read_bytes() if entry.is_file() and not entry.is_symlink() else None
-                state[str(entry)] = (info.st_mode, info.st_size, info.st_mtime_ns, content)
-    return state
+    return private_root(memory_root)
 
 
 @pytest.fixture
-def diagnose(hermetic_home: Path, tmp_path: Path) -> Iterator[Callable[[], tuple[int, list[str]]]]:
+def diagnose(hermetic_home: Path, tmp_path: Path) -> Callable[[], tuple[int, list[str]]]:
     """Run the doctor in process; check that every line has a level and nothing changed."""
 
     def run() -> tuple[int, list[str]]:
-        before = tree_state(tmp_path)
-        out = io.StringIO()
-        code = doctor.run(host="127.0.0.1", port=free_port(), out=out)
-        assert tree_state(tmp_path) == before
-        lines = out.getvalue().splitlines()
+        code, lines = run_unchanged(tmp_path)
         assert all(line.split()[0] in LEVELS for line in lines[:-1]), lines
         assert re.fullmatch(r"doctor: \d+ failed, \d+ warnings?", lines[-1])
         return code, lines[:-1]
 
-    yield run
-
-
-def found(lines: list[str], level: str, *fragments: str) -> list[str]:
-    return [
-        line for line in lines if line.startswith(f"{level} ") and all(f in line for f in fragments)
-    ]
+    return run
 
 
 def _settings(home: Path, content: bytes, mode: int = 0o600) -> Path:
@@ -109,13 +81,13 @@ def test_each_gate_says_where_its_state_comes_from(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     path = _settings(hermetic_home, b"[memory]\nforget_enabled = true\nrevise_enabled = false\n")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true")
+    monkeypatch.setenv(GATE_OF["remember"], "true")
 
     code, lines = diagnose()
 
     assert code == 0
     assert found(lines, "ok", f"settings file {path}: mode 0600, owner ")
-    assert found(lines, "ok", "memory_remember: on (MNEMOSYNE_MEMORY_REMEMBER_ENABLED=true in")
+    assert found(lines, "ok", f"memory_remember: on ({GATE_OF['remember']}=true in")
     assert found(lines, "ok", f"memory_forget: on (forget_enabled = true in {path})")
     assert found(lines, "ok", f"memory_revise: off (revise_enabled = false in {path})")
     assert found(lines, "ok", "memory_archive and memory_restore: off (neither")
@@ -137,12 +109,12 @@ def test_a_missing_memory_root_is_fine(
 def test_a_bad_gate_value_fails_and_names_the_variable(
     diagnose: Callable[[], tuple[int, list[str]]], root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REVISE_ENABLED", "maybe")
+    monkeypatch.setenv(GATE_OF["revise"], "maybe")
 
     code, lines = diagnose()
 
     assert code == 1
-    assert found(lines, "fail", "MNEMOSYNE_MEMORY_REVISE_ENABLED must be 'true' or 'false'")
+    assert found(lines, "fail", f"{GATE_OF['revise']} must be 'true' or 'false'")
     assert not any("maybe" in line for line in lines)
 
 
@@ -208,12 +180,7 @@ def test_a_broken_file_only_warns_while_every_variable_is_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _settings(hermetic_home, b"[memory\n")
-    for variable in (
-        "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",
-        "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED",
-        "MNEMOSYNE_MEMORY_FORGET_ENABLED",
-        "MNEMOSYNE_MEMORY_REVISE_ENABLED",
-    ):
+    for variable in GATE_VARIABLES:
         monkeypatch.setenv(variable, "false")
 
     code, lines = diagnose()
@@ -445,14 +412,7 @@ def test_the_command_prints_the_findings_and_exits_1_on_a_failure(
     (root / LEGACY_PATH).write_text("{,}")
     env = child_environment(hermetic_home, root)
 
-    done = subprocess.run(
-        mymcp_command("doctor", "--port", str(free_port())),
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = finished(mymcp_command("doctor", "--port", str(free_port())), env, timeout=60)
 
     assert done.returncode == 1
     assert f"fail  {LEGACY_PATH}: skipped (invalid_json): line 1, column 2" in done.stdout

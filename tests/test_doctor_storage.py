@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from mymcp import doctor
-from tests.clients.conftest import free_port
 from tests.clients.scenario import seed_memory_root
-from tests.test_doctor import tree_state
+from tests.doctoring import found, private_root, run_unchanged
+from tests.surface import GATE_OF
 from tests.tmpfs import fill_bytes, fill_inodes, remount, small_tmpfs
 
 GIGABYTE = 10**9
@@ -22,29 +20,17 @@ Diagnose = Callable[[], tuple[int, list[str]]]
 
 @pytest.fixture
 def root(memory_root: Path) -> Path:
-    seed_memory_root(memory_root)
-    os.chmod(memory_root, 0o700)
-    return memory_root
+    return private_root(memory_root)
 
 
 @pytest.fixture
 def diagnose(tmp_path: Path) -> Diagnose:
     """Run the doctor in process and check that it changed nothing."""
-
-    def run() -> tuple[int, list[str]]:
-        before = tree_state(tmp_path)
-        out = io.StringIO()
-        code = doctor.run(host="127.0.0.1", port=free_port(), out=out)
-        assert tree_state(tmp_path) == before
-        return code, out.getvalue().splitlines()[:-1]
-
-    return run
+    return lambda: _without_summary(*run_unchanged(tmp_path))
 
 
-def lines_with(lines: list[str], level: str, *fragments: str) -> list[str]:
-    return [
-        line for line in lines if line.startswith(f"{level} ") and all(f in line for f in fragments)
-    ]
+def _without_summary(code: int, lines: list[str]) -> tuple[int, list[str]]:
+    return code, lines[:-1]
 
 
 def fake_filesystem(
@@ -70,7 +56,7 @@ def fake_filesystem(
 
 
 def gates_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true")
+    monkeypatch.setenv(GATE_OF["remember"], "true")
 
 
 # --- free space and inodes ----------------------------------------------------------------------
@@ -84,7 +70,7 @@ def test_the_free_space_of_a_healthy_filesystem_is_ok(
     code, lines = diagnose()
 
     assert code == 0
-    assert lines_with(lines, "ok", f"the filesystem of {root} has 100.0 GB and 1,000,000 inodes")
+    assert found(lines, "ok", f"the filesystem of {root} has 100.0 GB and 1,000,000 inodes")
 
 
 def test_a_full_filesystem_fails_while_a_change_tool_is_on(
@@ -96,7 +82,7 @@ def test_a_full_filesystem_fails_while_a_change_tool_is_on(
     code, lines = diagnose()
 
     assert code == 1
-    assert lines_with(lines, "fail", f"{root} has 0 bytes", "no space left", "cause=no_space")
+    assert found(lines, "fail", f"{root} has 0 bytes", "no space left", "cause=no_space")
 
 
 def test_no_inode_left_fails_like_no_byte_left(
@@ -108,7 +94,7 @@ def test_no_inode_left_fails_like_no_byte_left(
     code, lines = diagnose()
 
     assert code == 1
-    assert lines_with(lines, "fail", "and 0 inodes free: no space left")
+    assert found(lines, "fail", "and 0 inodes free: no space left")
 
 
 def test_a_full_filesystem_only_warns_while_every_change_tool_is_off(
@@ -119,7 +105,7 @@ def test_a_full_filesystem_only_warns_while_every_change_tool_is_off(
     code, lines = diagnose()
 
     assert code == 0
-    assert lines_with(lines, "warn", "no space left")
+    assert found(lines, "warn", "no space left")
 
 
 @pytest.mark.parametrize(
@@ -144,7 +130,7 @@ def test_little_space_left_warns_below_50_mb_or_1000_inodes(
 
     _, lines = diagnose()
 
-    [line] = lines_with(lines, level, f"the filesystem of {root} has ")
+    [line] = found(lines, level, f"the filesystem of {root} has ")
     assert ("little space left (less than 50 MB or 1,000 inodes)" in line) is (level == "warn")
 
 
@@ -157,7 +143,7 @@ def test_a_filesystem_that_counts_no_inodes_is_judged_by_its_bytes(
     code, lines = diagnose()
 
     assert code == 0
-    assert lines_with(lines, "ok", f"the filesystem of {root} has 100.0 GB free")
+    assert found(lines, "ok", f"the filesystem of {root} has 100.0 GB free")
 
 
 def test_a_missing_root_is_judged_by_its_nearest_existing_parent(
@@ -171,7 +157,7 @@ def test_a_missing_root_is_judged_by_its_nearest_existing_parent(
 
     assert code == 1
     assert asked == [str(memory_root.parent)]
-    assert lines_with(lines, "fail", f"the filesystem of {memory_root.parent} has 0 bytes")
+    assert found(lines, "fail", f"the filesystem of {memory_root.parent} has 0 bytes")
 
 
 # --- a read-only mount --------------------------------------------------------------------------
@@ -187,7 +173,7 @@ def test_a_read_only_mount_is_named_as_such_and_not_as_a_permission_problem(
     code, lines = diagnose()
 
     assert code == 1
-    [line] = lines_with(lines, "fail", f"the filesystem of {root} is mounted read-only")
+    [line] = found(lines, "fail", f"the filesystem of {root} is mounted read-only")
     assert "cause=read_only" in line and f"findmnt -T {root}" in line
     assert "remount it read-write" in line
     assert not [line for line in lines if "not writable by this user" in line]
@@ -201,7 +187,7 @@ def test_a_read_only_mount_is_fine_while_every_change_tool_is_off(
     code, lines = diagnose()
 
     assert code == 0
-    assert lines_with(lines, "ok", "is mounted read-only; reading works")
+    assert found(lines, "ok", "is mounted read-only; reading works")
 
 
 def test_a_root_without_write_permission_is_still_a_permission_problem(
@@ -213,7 +199,7 @@ def test_a_root_without_write_permission_is_still_a_permission_problem(
 
     _, lines = diagnose()
 
-    assert lines_with(lines, "warn", "is not writable by this user")
+    assert found(lines, "warn", "is not writable by this user")
     assert not [line for line in lines if "read-only" in line]
 
 
@@ -231,7 +217,7 @@ def test_leftover_temp_files_are_counted_by_folder(diagnose: Diagnose, root: Pat
     code, lines = diagnose()
 
     assert code == 0
-    assert lines_with(
+    assert found(
         lines,
         "warn",
         "3 temp files of interrupted writes in project/mnemosyne/, project/mnemosyne/decisions/:",
@@ -261,16 +247,16 @@ def test_doctor_on_a_real_full_and_then_read_only_tmpfs(
 
         code, lines = diagnose()
         assert code == 1
-        assert lines_with(lines, "fail", f"the filesystem of {root} has 0 bytes", "no space left")
+        assert found(lines, "fail", f"the filesystem of {root} has 0 bytes", "no space left")
 
         filler.unlink()
         fill_inodes(mounted)
         code, lines = diagnose()
         assert code == 1
-        assert lines_with(lines, "fail", "and 0 inodes free: no space left")
+        assert found(lines, "fail", "and 0 inodes free: no space left")
 
         remount(mounted, "ro")
         code, lines = diagnose()
         assert code == 1
-        assert lines_with(lines, "fail", f"the filesystem of {root} is mounted read-only")
+        assert found(lines, "fail", f"the filesystem of {root} is mounted read-only")
         assert not [line for line in lines if "not writable by this user" in line]

@@ -22,14 +22,8 @@ from hypothesis import strategies as st
 from mymcp import stdio
 from mymcp.mcp.era import Era, HttpHeaders, era_of
 from tests import modern
-from tests.synthetic_host import (
-    Calls,
-    SlowGate,
-    SyntheticHost,
-    build_host,
-    runtime_for,
-    synthetic_tools,
-)
+from tests.json_strategies import json_scalars, json_values
+from tests.synthetic_host import SyntheticHost, build_host, synthetic_runtime
 
 pytestmark = pytest.mark.slow  # fuzzing
 
@@ -42,21 +36,8 @@ FUZZ = settings(
 PLANTED = "<planted 5e2d>"
 STATUSES = {200, 202, 400, 404}
 
-SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-    | st.just(PLANTED)
-)
-JSON_VALUES = st.recursive(
-    SCALARS,
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
-    ),
-    max_leaves=12,
-)
+SCALARS = json_scalars(text=12, also=st.just(PLANTED))
+JSON_VALUES = json_values(SCALARS, width=3, key=6, leaves=12)
 VERSIONS = st.sampled_from(["2026-07-28", "2025-11-25", "1900-01-01", "", PLANTED]) | JSON_VALUES
 METHODS = (
     st.sampled_from(["server/discover", "tools/list", "tools/call", "initialize", "ping", PLANTED])
@@ -255,7 +236,7 @@ def test_any_bytes_under_any_headers_get_a_bounded_answer(
 
 
 def _served(lines: bytes) -> list[bytes]:
-    runtime = runtime_for(synthetic_tools(Calls(), SlowGate()))
+    runtime = synthetic_runtime()
     output = io.BytesIO()
     stdio.serve(runtime, io.BytesIO(lines), output)
     return output.getvalue().splitlines(keepends=True)

@@ -18,7 +18,7 @@ import pytest
 
 from tests.clients.scenario import seed_memory_root
 from tests.helpers import McpClient
-from tests.stdio_process import StdioPeer, child_environment, mymcp_command
+from tests.processes import StdioPeer, child_environment, mymcp_command
 from tests.transcripts import handshake
 
 # Response headers whose values may differ between runs or carry nothing of the protocol.

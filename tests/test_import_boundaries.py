@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.surface import GATE_OF
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "mymcp"
 
@@ -162,7 +164,7 @@ def test_importing_builds_no_runtime_and_configures_no_logging(module: str) -> N
         "PYTHONPATH": str(ROOT),
         "HOME": "/nonexistent-home-for-import-test",
         "MNEMOSYNE_MEMORY_ROOT": "relative/not/allowed",
-        "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "not-a-boolean",
+        GATE_OF["remember"]: "not-a-boolean",
     }
 
     completed = subprocess.run(

@@ -19,18 +19,9 @@ from typing import Any
 import pytest
 
 from tests.helpers import McpClient
+from tests.surface import ALL_LISTED
 
-ALL_TOOLS = [
-    "list_tools",
-    "memory_recall",
-    "memory_list",
-    "memory_inspect",
-    "memory_archive",
-    "memory_restore",
-    "memory_remember",
-    "memory_revise",
-    "memory_forget",
-]
+ALL_TOOLS = list(ALL_LISTED)
 PUBLISHED_MAX_LENGTH = 1000
 TOOLS_LIST_BYTE_LIMIT = 15_000
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.stdio_process import REPO_ROOT
+from tests.processes import REPO_ROOT
 
 pytestmark = pytest.mark.slow  # runs the shell scripts
 

@@ -6,26 +6,29 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.clients.conftest import free_port
-from tests.stdio_process import REPO_ROOT, child_environment, mymcp_command
+from tests.processes import (
+    REPO_ROOT,
+    child_environment,
+    finished,
+    free_port,
+    mymcp_command,
+    uvicorn_command,
+    wait_until_healthy,
+)
 
 pytestmark = pytest.mark.slow
 
-STARTUP_TIMEOUT = 20.0
-
 
 def _forms(port: int) -> dict[str, list[str]]:
-    factory = ["-m", "uvicorn", "--factory", "mymcp.app:create_production_app"]
     return {
         "mymcp": mymcp_command("--port", str(port)),
         "mymcp serve": mymcp_command("serve", "--port", str(port)),
-        "uvicorn --factory": [sys.executable, *factory, "--port", str(port)],
+        "uvicorn --factory": uvicorn_command(port),
         "mymcp-dev": [
             sys.executable,
             "-c",
@@ -34,18 +37,6 @@ def _forms(port: int) -> dict[str, list[str]]:
             str(port),
         ],
     }
-
-
-def _wait_for_health(process: subprocess.Popen[bytes], port: int, err: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        assert process.poll() is None, err.read_text()
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    pytest.fail(f"no answer on port {port}:\n{err.read_text()}")
 
 
 @pytest.mark.parametrize("form", ["mymcp", "mymcp serve", "uvicorn --factory", "mymcp-dev"])
@@ -62,7 +53,7 @@ def test_every_line_the_http_server_writes_goes_to_standard_error(
             _forms(port)[form], cwd=cwd, env=env, stdout=stdout, stderr=stderr
         )
     try:
-        _wait_for_health(process, port, err)
+        wait_until_healthy(process, port, log=err)
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         assert httpx.post(f"http://127.0.0.1:{port}/mcp", json=ping).status_code == 200
     finally:
@@ -81,15 +72,8 @@ def test_a_port_in_use_is_named_with_what_to_do(tmp_path: Path, hermetic_home: P
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        done = subprocess.run(
-            mymcp_command("serve", "--port", str(port)),
-            cwd=REPO_ROOT,
-            env=child_environment(hermetic_home, tmp_path / "memory"),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        env = child_environment(hermetic_home, tmp_path / "memory")
+        done = finished(mymcp_command("serve", "--port", str(port)), env)
 
     assert done.returncode == 1
     assert done.stdout == ""

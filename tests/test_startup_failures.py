@@ -9,24 +9,19 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from mymcp.app import create_production_app
 from mymcp.plugins.mnemosyne.configuration import SettingsError
+from tests.processes import child_environment, finished, free_port, run_mymcp, uvicorn_command
+from tests.surface import GATE_OF, GATE_VARIABLES
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-GATE_VARIABLES = (
-    "MNEMOSYNE_MEMORY_REMEMBER_ENABLED",
-    "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED",
-    "MNEMOSYNE_MEMORY_FORGET_ENABLED",
-    "MNEMOSYNE_MEMORY_REVISE_ENABLED",
-)
+ErrorT = TypeVar("ErrorT", bound=Exception)
 INVALID_GATE_VALUES = ["True", "TRUE", "1", "0", "", "yes", " true", "false\n", "on"]
 
 
@@ -39,6 +34,13 @@ def restore_logging() -> Iterator[None]:
     for name, level in levels.items():
         logging.getLogger(name).setLevel(level)
     logging.getLogger().handlers[:] = handlers
+
+
+def _refused(expected: type[ErrorT]) -> ErrorT:
+    """What the production factory raised, which must be an ``expected``."""
+    with pytest.raises(expected) as caught:
+        create_production_app()
+    return caught.value
 
 
 def _gate_error(variable: str) -> str:
@@ -54,10 +56,9 @@ def test_an_invalid_gate_value_stops_the_factory(
     variable: str, value: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(variable, value)
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert type(caught.value) is ValueError
-    assert str(caught.value) == _gate_error(variable)
+    caught = _refused(ValueError)
+    assert type(caught) is ValueError
+    assert str(caught) == _gate_error(variable)
 
 
 @pytest.mark.parametrize("variable", GATE_VARIABLES)
@@ -66,31 +67,28 @@ def test_the_gate_error_never_echoes_the_value(
 ) -> None:
     marker = "Leak-Marker-7f3a"
     monkeypatch.setenv(variable, marker)
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert marker not in str(caught.value)
-    assert marker not in repr(caught.value.args)
+    caught = _refused(ValueError)
+    assert marker not in str(caught)
+    assert marker not in repr(caught.args)
 
 
 def test_the_first_invalid_gate_in_parse_order_wins(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REVISE_ENABLED", "1")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED", "True")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true")
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert str(caught.value) == _gate_error("MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED")
+    monkeypatch.setenv(GATE_OF["revise"], "1")
+    monkeypatch.setenv(GATE_OF["forget"], "")
+    monkeypatch.setenv(GATE_OF["archive_restore"], "True")
+    monkeypatch.setenv(GATE_OF["remember"], "true")
+    caught = _refused(ValueError)
+    assert str(caught) == _gate_error(GATE_OF["archive_restore"])
 
 
 def test_an_invalid_gate_is_reported_before_the_settings_file(
     hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _settings_file(hermetic_home, b"[memory\n")
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "False")
-    with pytest.raises(ValueError) as caught:
-        create_production_app()
-    assert not isinstance(caught.value, SettingsError)
-    assert str(caught.value) == _gate_error("MNEMOSYNE_MEMORY_FORGET_ENABLED")
+    monkeypatch.setenv(GATE_OF["forget"], "False")
+    caught = _refused(ValueError)
+    assert not isinstance(caught, SettingsError)
+    assert str(caught) == _gate_error(GATE_OF["forget"])
 
 
 # --- the settings file ------------------------------------------------------------------------
@@ -106,40 +104,25 @@ def _settings_file(home: Path, content: bytes, *, mode: int = 0o600) -> Path:
     return path
 
 
-def _bad_toml(home: Path) -> None:
-    _settings_file(home, b"[memory\nremember_enabled = true\n")
+def _writes(content: bytes, *, mode: int = 0o600) -> Callable[[Path], None]:
+    """An arrangement that writes ``content`` as the settings file, with ``mode``."""
+
+    def arrange(home: Path) -> None:
+        _settings_file(home, content, mode=mode)
+
+    return arrange
 
 
-def _bom(home: Path) -> None:
-    _settings_file(home, b"\xef\xbb\xbf[memory]\nremember_enabled = true\n")
-
-
-def _not_utf8(home: Path) -> None:
-    _settings_file(home, b"# \xff\n[memory]\n")
-
-
-def _unknown_key(home: Path) -> None:
-    _settings_file(home, b"[memory]\nremember = true\n")
-
-
-def _unknown_table(home: Path) -> None:
-    _settings_file(home, b"[server]\nport = 8000\n")
-
-
-def _string_boolean(home: Path) -> None:
-    _settings_file(home, b'[memory]\nremember_enabled = "true"\n')
-
-
-def _array_of_tables(home: Path) -> None:
-    _settings_file(home, b"[[memory]]\nremember_enabled = true\n")
-
-
-def _group_writable_file(home: Path) -> None:
-    _settings_file(home, b"[memory]\n", mode=0o620)
-
-
-def _other_writable_file(home: Path) -> None:
-    _settings_file(home, b"[memory]\n", mode=0o602)
+_bad_toml = _writes(b"[memory\nremember_enabled = true\n")
+_bom = _writes(b"\xef\xbb\xbf[memory]\nremember_enabled = true\n")
+_not_utf8 = _writes(b"# \xff\n[memory]\n")
+_unknown_key = _writes(b"[memory]\nremember = true\n")
+_unknown_table = _writes(b"[server]\nport = 8000\n")
+_string_boolean = _writes(b'[memory]\nremember_enabled = "true"\n')
+_array_of_tables = _writes(b"[[memory]]\nremember_enabled = true\n")
+_group_writable_file = _writes(b"[memory]\n", mode=0o620)
+_other_writable_file = _writes(b"[memory]\n", mode=0o602)
+_too_large = _writes(b"#" * 16384 + b"\n")
 
 
 def _group_writable_directory(home: Path) -> None:
@@ -147,21 +130,23 @@ def _group_writable_directory(home: Path) -> None:
     os.chmod(home / ".mnemosyne", 0o770)
 
 
+def _settings_directory(home: Path) -> Path:
+    """An empty private ``~/.mnemosyne``."""
+    directory = home / ".mnemosyne"
+    directory.mkdir(mode=0o700)
+    os.chmod(directory, 0o700)
+    return directory
+
+
 def _symlinked_file(home: Path) -> None:
     target = home / "elsewhere.toml"
     target.write_bytes(b"[memory]\nremember_enabled = true\n")
     os.chmod(target, 0o600)
-    directory = home / ".mnemosyne"
-    directory.mkdir(mode=0o700)
-    os.chmod(directory, 0o700)
-    (directory / "config.toml").symlink_to(target)
+    (_settings_directory(home) / "config.toml").symlink_to(target)
 
 
 def _dangling_symlink(home: Path) -> None:
-    directory = home / ".mnemosyne"
-    directory.mkdir(mode=0o700)
-    os.chmod(directory, 0o700)
-    (directory / "config.toml").symlink_to(home / "missing.toml")
+    (_settings_directory(home) / "config.toml").symlink_to(home / "missing.toml")
 
 
 def _symlinked_directory(home: Path) -> None:
@@ -174,14 +159,7 @@ def _symlinked_directory(home: Path) -> None:
 
 
 def _directory_as_file(home: Path) -> None:
-    directory = home / ".mnemosyne"
-    directory.mkdir(mode=0o700)
-    os.chmod(directory, 0o700)
-    (directory / "config.toml").mkdir()
-
-
-def _too_large(home: Path) -> None:
-    _settings_file(home, b"#" * 16384 + b"\n")
+    (_settings_directory(home) / "config.toml").mkdir()
 
 
 SETTINGS_CASES = [
@@ -224,12 +202,11 @@ def test_an_invalid_settings_file_stops_the_factory(
     arrange: Callable[[Path], None], message: str, hermetic_home: Path
 ) -> None:
     arrange(hermetic_home)
-    with pytest.raises(SettingsError) as caught:
-        create_production_app()
-    assert str(caught.value) == message
-    assert caught.value.__cause__ is None
-    assert caught.value.__context__ is None
-    assert str(hermetic_home) not in str(caught.value)
+    caught = _refused(SettingsError)
+    assert str(caught) == message
+    assert caught.__cause__ is None
+    assert caught.__context__ is None
+    assert str(hermetic_home) not in str(caught)
 
 
 def test_an_invalid_settings_file_fails_even_when_the_environment_overrides_it(
@@ -238,9 +215,8 @@ def test_an_invalid_settings_file_fails_even_when_the_environment_overrides_it(
     _unknown_key(hermetic_home)
     for variable in GATE_VARIABLES[:3]:
         monkeypatch.setenv(variable, "true")
-    with pytest.raises(SettingsError) as caught:
-        create_production_app()
-    assert str(caught.value) == "Mnemosyne settings file has an invalid schema"
+    caught = _refused(SettingsError)
+    assert str(caught) == "Mnemosyne settings file has an invalid schema"
 
 
 def test_a_fully_set_environment_never_consults_the_settings_file(
@@ -255,13 +231,6 @@ def test_a_fully_set_environment_never_consults_the_settings_file(
 # --- under Uvicorn ----------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _accepts_connections(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.settimeout(0.5)
@@ -270,33 +239,12 @@ def _accepts_connections(port: int) -> bool:
 
 @pytest.mark.slow  # starts a process
 def test_uvicorn_exits_with_status_1_and_serves_nothing(hermetic_home: Path) -> None:
-    port = _free_port()
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.update({"HOME": str(hermetic_home), "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "yes"})
-    env.pop("PYTHONPATH", None)
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "mymcp.app:create_production_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=20,
-        check=False,
-    )
+    port = free_port()
+    env = child_environment(hermetic_home, None, {GATE_OF["remember"]: "yes"})
+    completed = finished(uvicorn_command(port), env, timeout=20)
     assert completed.returncode == 1, completed.stderr
     lines = completed.stderr.strip().splitlines()
-    assert lines[-1] == "ValueError: MNEMOSYNE_MEMORY_REMEMBER_ENABLED must be 'true' or 'false'"
+    assert lines[-1] == f"ValueError: {_gate_error(GATE_OF['remember'])}"
     assert "Traceback" in completed.stderr
     assert "yes" not in completed.stderr
     assert "Uvicorn running" not in completed.stderr
@@ -341,9 +289,9 @@ def _with_settings(arrange: Callable[[Path], object]) -> Callable[[Path], dict[s
 # (arrange -> extra environment, first line, what the second line must name)
 SETUP_FAILURES = [
     pytest.param(
-        lambda home: {"MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "maybe"},
-        "MNEMOSYNE_MEMORY_REMEMBER_ENABLED must be 'true' or 'false'",
-        ["MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "true or false"],
+        lambda home: {GATE_OF["remember"]: "maybe"},
+        _gate_error(GATE_OF["remember"]),
+        [GATE_OF["remember"], "true or false"],
         id="gate",
     ),
     pytest.param(
@@ -353,7 +301,7 @@ SETUP_FAILURES = [
         id="toml",
     ),
     pytest.param(
-        _with_settings(lambda home: _settings_file(home, b"[memory]\nremeber_enabled = true\n")),
+        _with_settings(_writes(b"[memory]\nremeber_enabled = true\n")),
         "Mnemosyne settings file has an invalid schema",
         ["config.toml, line 2, column 1", "'remeber_enabled'", "did you mean 'remember_enabled'"],
         id="typo",
@@ -398,22 +346,9 @@ SETUP_FAILURES = [
 
 
 def _run_mymcp(arguments: list[str], home: Path, extra: dict[str, str]) -> tuple[int, str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.pop("MNEMOSYNE_MEMORY_ROOT", None)
-    env.update({"HOME": str(home), **extra})
-    env["PYTHONPATH"] = str(REPO_ROOT)
-    port = str(_free_port())
-    command = [sys.executable, "-m", "mymcp", *(word.format(port=port) for word in arguments)]
-    completed = subprocess.run(
-        command,
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    port = str(free_port())
+    words = [word.format(port=port) for word in arguments]
+    completed = run_mymcp(words, child_environment(home, None, extra))
     return completed.returncode, completed.stdout, completed.stderr
 
 
@@ -455,25 +390,12 @@ def test_a_setup_mistake_stops_each_command_with_two_plain_lines(
 
 @pytest.mark.slow  # starts a process
 def test_mymcp_dev_stops_on_a_setup_mistake_before_reloading(hermetic_home: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.update({"HOME": str(hermetic_home), "MNEMOSYNE_MEMORY_FORGET_ENABLED": "TRUE"})
-    env["PYTHONPATH"] = str(REPO_ROOT)
+    env = child_environment(hermetic_home, None, {GATE_OF["forget"]: "TRUE"})
     code = "import sys; from mymcp import cli; sys.argv = ['mymcp-dev']; sys.exit(cli.dev())"
-    completed = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    completed = finished([sys.executable, "-c", code], env)
 
     assert completed.returncode == 1
-    assert completed.stderr.splitlines()[0] == (
-        "mymcp: MNEMOSYNE_MEMORY_FORGET_ENABLED must be 'true' or 'false'"
-    )
+    assert completed.stderr.splitlines()[0] == (f"mymcp: {_gate_error(GATE_OF['forget'])}")
     assert "Traceback" not in completed.stderr
 
 
@@ -482,19 +404,8 @@ def test_under_uvicorn_the_traceback_ends_with_the_same_clear_message(
     hermetic_home: Path,
 ) -> None:
     _settings_file(hermetic_home, b"[memory]\nforget = true\n")
-    env = {key: value for key, value in os.environ.items() if key not in GATE_VARIABLES}
-    env.update({"HOME": str(hermetic_home), "PYTHONPATH": str(REPO_ROOT)})
-    factory = ["-m", "uvicorn", "--factory", "mymcp.app:create_production_app"]
-    completed = subprocess.run(
-        [sys.executable, *factory, "--port", str(_free_port())],
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    env = child_environment(hermetic_home, None)
+    completed = finished(uvicorn_command(free_port()), env)
     _, _, cli_err = _run_mymcp([], hermetic_home, {})
 
     assert completed.returncode == 1
@@ -513,11 +424,10 @@ def test_the_factory_refuses_a_memory_root_that_is_a_file(
     )
     from mymcp.plugins.mnemosyne.configuration import MemoryRootError
 
-    with pytest.raises(MemoryRootError) as caught:
-        create_production_app()
+    caught = _refused(MemoryRootError)
 
-    assert str(caught.value) == "Mnemosyne memory root is not a usable directory"
-    assert caught.value.__notes__ == [
+    assert str(caught) == "Mnemosyne memory root is not a usable directory"
+    assert caught.__notes__ == [
         f"{hermetic_home}/memory-file (from MNEMOSYNE_MEMORY_ROOT) is a regular file; "
         "move it away or set MNEMOSYNE_MEMORY_ROOT to a directory"
     ]
@@ -528,12 +438,11 @@ def test_each_refused_settings_file_carries_a_note_naming_its_path(
     arrange: Callable[[Path], None], message: str, hermetic_home: Path
 ) -> None:
     arrange(hermetic_home)
-    with pytest.raises(SettingsError) as caught:
-        create_production_app()
+    caught = _refused(SettingsError)
 
-    [note] = caught.value.__notes__
+    [note] = caught.__notes__
     assert note.startswith(f"{hermetic_home}/.mnemosyne")
-    assert caught.value.message == message
+    assert caught.message == message
 
 
 def test_a_missing_memory_root_is_fine_at_startup(

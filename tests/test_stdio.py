@@ -9,93 +9,22 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import queue
-import threading
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
 from mymcp import stdio
 from mymcp.mcp import exchange
 from tests import modern
-from tests.synthetic_host import MARKER, Calls, SlowGate, runtime_for, synthetic_tools
-
-TIMEOUT = 10.0
-
-
-class Session:
-    """A stdio server on a thread, fed and read through pipes."""
-
-    def __init__(self) -> None:
-        self.calls, self.gate = Calls(), SlowGate()
-        runtime = runtime_for(synthetic_tools(self.calls, self.gate))
-        to_server, from_server = os.pipe(), os.pipe()
-        self._input: IO[bytes] = os.fdopen(to_server[1], "wb")
-        self._output: IO[bytes] = os.fdopen(from_server[0], "rb")
-        source, sink = os.fdopen(to_server[0], "rb"), os.fdopen(from_server[1], "wb")
-        self.raw: list[bytes] = []
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
-
-        def serve() -> None:
-            try:
-                stdio.serve(runtime, source, sink)
-            finally:
-                source.close()
-                sink.close()
-
-        self.server = threading.Thread(target=serve, daemon=True)
-        self.server.start()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        with self._output:
-            for line in self._output:
-                self.raw.append(line)
-                self._lines.put(line)
-        self._lines.put(None)
-
-    def write(self, data: bytes) -> None:
-        self._input.write(data)
-        self._input.flush()
-
-    def send(self, *messages: Any) -> None:
-        self.write(b"".join(json.dumps(message).encode() + b"\n" for message in messages))
-
-    def request(self, method: str, params: Any = None, request_id: Any = 1) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-
-    def call(self, tool: str, arguments: Any = None, request_id: Any = 1) -> None:
-        self.request("tools/call", {"name": tool, "arguments": arguments or {}}, request_id)
-
-    def receive(self) -> dict[str, Any]:
-        line = self._lines.get(timeout=TIMEOUT)
-        assert line is not None, "the server closed its output"
-        message: dict[str, Any] = json.loads(line)
-        return message
-
-    def finish(self) -> list[dict[str, Any]]:
-        """Close the input, wait for the server to return; every answer not yet received."""
-        self._input.close()
-        self.server.join(TIMEOUT)
-        assert not self.server.is_alive()
-        rest: list[dict[str, Any]] = []
-        while (line := self._lines.get(timeout=TIMEOUT)) is not None:
-            rest.append(json.loads(line))
-        return rest
+from tests.stdio_session import TIMEOUT, Session
+from tests.synthetic_host import MARKER
 
 
 @pytest.fixture
 def session() -> Iterator[Session]:
-    opened = Session()
-    yield opened
-    opened.gate.release.set()
-    if not opened._input.closed:
-        opened.finish()
+    with Session.opened() as opened:
+        yield opened
 
 
 def ping(request_id: Any) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -17,14 +16,15 @@ import pytest
 
 from tests.clients.scenario import READ_CALLS, READ_TOOLS, seed_memory_root
 from tests.helpers import snapshot_tree
-from tests.stdio_process import (
-    GATES_ON,
+from tests.processes import (
     INITIALIZE,
     REPO_ROOT,
     StdioPeer,
     child_environment,
+    finished,
     mymcp_command,
 )
+from tests.surface import GATES_ON
 
 pytestmark = pytest.mark.slow  # server processes
 
@@ -252,14 +252,8 @@ def test_a_read_only_session_writes_nothing_below_the_root(
 
 
 def test_the_command_is_the_one_clients_are_told_to_start() -> None:
-    done = subprocess.run(
-        [*mymcp_command("stdio"), "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=REPO_ROOT,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = finished([*mymcp_command("stdio"), "--help"], env, timeout=60)
 
     assert done.returncode == 0
     assert done.stdout.startswith("usage: mymcp stdio")

@@ -13,17 +13,14 @@ import pytest
 
 from mymcp.mcp.instructions import INSTRUCTIONS
 from tests import modern
+from tests.stdio_session import TIMEOUT, Session
 from tests.synthetic_host import MARKER
-from tests.test_stdio import TIMEOUT, Session
 
 
 @pytest.fixture
 def session() -> Iterator[Session]:
-    opened = Session()
-    yield opened
-    opened.gate.release.set()
-    if not opened._input.closed:
-        opened.finish()
+    with Session.opened() as opened:
+        yield opened
 
 
 def ask(session: Session, message: Any) -> dict[str, Any]:
@@ -55,7 +52,7 @@ def test_an_opening_discover_gets_a_discover_result(session: Session) -> None:
     assert result["supportedVersions"] == modern.SUPPORTED
     assert result["capabilities"] == {"tools": {}}
     assert result["instructions"] == INSTRUCTIONS
-    assert result["cacheScope"] == "public" and result["ttlMs"] >= 0
+    assert result["cacheScope"] == "public" and result["ttlMs"] == modern.DISCOVER_TTL_MS
 
 
 def test_tools_list_and_call_carry_the_result_fields(session: Session) -> None:
@@ -63,7 +60,7 @@ def test_tools_list_and_call_carry_the_result_fields(session: Session) -> None:
     called = result_of(ask(session, modern.call("verbatim", request_id=2)))
 
     assert [tool["name"] for tool in listed["tools"]][:2] == ["list_tools", "echo"]
-    assert listed["ttlMs"] >= 0 and listed["cacheScope"] == "public"
+    assert listed["ttlMs"] == modern.TOOLS_LIST_TTL_MS and listed["cacheScope"] == "public"
     assert called["structuredContent"] == {"n": [1, 2.5, None, True, "x"], "deep": {"a": {"b": []}}}
 
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.stdio_process import REPO_ROOT
+from tests.processes import REPO_ROOT
 
 pytestmark = pytest.mark.slow  # mounts a tmpfs, starts a server and attaches strace
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import McpClient
+from tests.surface import TOOL_ORDER
 
 MANIFEST_PATH = Path(__file__).resolve().parents[1] / "mymcp/plugins/mnemosyne/manifest.json"
 HINTS = {
@@ -28,16 +29,7 @@ LIST_TOOLS_HINTS = {
     "idempotentHint": True,
     "openWorldHint": False,
 }
-MEMORY_TOOLS = [
-    "memory_recall",
-    "memory_list",
-    "memory_inspect",
-    "memory_archive",
-    "memory_restore",
-    "memory_remember",
-    "memory_revise",
-    "memory_forget",
-]
+MEMORY_TOOLS = list(TOOL_ORDER)
 
 
 def _manifest_hints() -> dict[str, dict[str, bool]]:

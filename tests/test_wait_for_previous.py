@@ -17,7 +17,8 @@ import pytest
 from tests.clients.flow import Flow
 from tests.clients.scenario import MUTATION_CALLS, MUTATION_OUTCOMES, READ_CALLS, seed_memory_root
 from tests.helpers import McpClient
-from tests.stdio_process import GATES_ON, INITIALIZE, StdioPeer, child_environment, mymcp_command
+from tests.processes import INITIALIZE, StdioPeer, child_environment, mymcp_command
+from tests.surface import GATES_ON
 
 ALL_TOOLS_TEXT = (
     "Server: mymcp 0.2.0. Available tools: list_tools, memory_recall, memory_list, "

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.clients.flow import REFERENCE, REVISION
 from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record
+from tests.processes import LiveServer, running_server
+from tests.surface import READ_LISTED
 
 LEGACY_ID = "tea-morning"
 LEGACY_RECORD: dict[str, Any] = {
@@ -26,7 +30,7 @@ CANONICAL_REFERENCE: dict[str, Any] = {
 }
 LEGACY_REFERENCE: dict[str, Any] = {"schema_version": 1, "scope": "preference", "id": LEGACY_ID}
 
-READ_TOOLS = ("list_tools", "memory_recall", "memory_list", "memory_inspect")
+READ_TOOLS = READ_LISTED
 LIST_TOOLS_TEXT = (
     "Server: mymcp 0.2.0. Available tools: list_tools, memory_recall, memory_list, memory_inspect"
 )
@@ -47,6 +51,14 @@ def seed_memory_root(root: Path) -> None:
     """One canonical (v2) project record and one legacy (v1) preference record."""
     place_canonical(root, canonical_record())
     write_record(root, LEGACY_RECORD, "preference", "drinks", f"{LEGACY_ID}.json")
+
+
+@contextmanager
+def seeded_server(base: Path, gates: Mapping[str, str] | None = None) -> Iterator[LiveServer]:
+    """``uvicorn --factory mymcp.app:create_production_app`` over a seeded root below ``base``."""
+    seed_memory_root(base / "memory")
+    with running_server(base, gates) as server:
+        yield server
 
 
 def check_report(report: dict[str, Any]) -> None:

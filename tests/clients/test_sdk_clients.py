@@ -15,10 +15,15 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from mymcp import settings
-from tests.clients.conftest import SHUTDOWN_TIMEOUT, LiveServer, running_server
-from tests.clients.scenario import MUTATION_CALLS, check_mutation_report, check_report
+from tests.clients.scenario import (
+    MUTATION_CALLS,
+    check_mutation_report,
+    check_report,
+    seeded_server,
+)
 from tests.clients.sdk_drivers import sdk1_report, sdk2_report
-from tests.stdio_process import GATES_ON
+from tests.processes import SHUTDOWN_TIMEOUT, LiveServer
+from tests.surface import GATES_ON
 
 pytestmark = pytest.mark.slow  # real SDK clients against a server process
 
@@ -38,7 +43,7 @@ def test_sdk2_client_lists_and_calls_every_read_tool(
 
 @pytest.mark.parametrize("mode", ["auto", "2026-07-28"])
 def test_sdk2_client_runs_every_change_tool_on_2026_07_28(tmp_path: Path, mode: str) -> None:
-    with running_server(tmp_path / "server", GATES_ON) as server:
+    with seeded_server(tmp_path / "server", GATES_ON) as server:
         report = anyio.run(sdk2_report, server.url, mode, MUTATION_CALLS)
 
         assert report["protocolVersion"] == "2026-07-28"
@@ -105,7 +110,7 @@ def test_sdk1_streamable_http_client_lists_and_calls_every_read_tool(
 
 
 def test_server_stops_promptly_on_sigterm_with_clients_connected(tmp_path: Path) -> None:
-    with running_server(tmp_path / "server") as server:
+    with seeded_server(tmp_path / "server") as server:
         with httpx.Client(base_url=server.base_url) as idle:
             stream = idle.get("/mcp", headers={"accept": "text/event-stream"})
             assert stream.status_code == 405

@@ -24,7 +24,8 @@ from tests.clients.scenario import (
 )
 from tests.clients.sdk_drivers import sdk1_report, sdk2_report
 from tests.helpers import snapshot_tree
-from tests.stdio_process import GATES_ON, child_environment, mymcp_command
+from tests.processes import child_environment, mymcp_command
+from tests.surface import GATES_ON
 
 pytestmark = pytest.mark.slow
 

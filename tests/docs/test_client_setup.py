@@ -18,7 +18,8 @@ import pytest
 from mymcp import cli
 from mymcp.plugins.mnemosyne import configuration
 from tests.docs.markdown import ROOT, Block, blocks
-from tests.stdio_process import INITIALIZE, StdioPeer, child_environment, mymcp_command
+from tests.processes import INITIALIZE, StdioPeer, child_environment, mymcp_command
+from tests.surface import READ_LISTED, gates
 
 GUIDE = ROOT / "docs" / "CLIENTS.md"
 PLACEHOLDER = "/home/you/MyMCP/.venv/bin/mymcp"
@@ -99,7 +100,7 @@ def test_every_stdio_entry_names_mymcp_stdio_and_switches_a_gate_on(block: Block
 
     assert command == [PLACEHOLDER, "stdio"]
     assert cli.parse_arguments(command[1:]).command == "stdio"
-    assert env == {"MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "true"}
+    assert env == gates(remember=True)
     assert set(env) <= GATES
 
 
@@ -121,13 +122,7 @@ def test_every_stdio_entry_starts_a_server_with_the_tools_its_gates_select(
     finally:
         peer.stop()
 
-    assert tools == [
-        "list_tools",
-        "memory_recall",
-        "memory_list",
-        "memory_inspect",
-        "memory_remember",
-    ]
+    assert tools == [*READ_LISTED, "memory_remember"]
 
 
 def test_the_repository_opencode_json_is_the_documented_remote_entry() -> None:

@@ -10,7 +10,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from mymcp.plugins.mnemosyne.memory.records import (
 )
 from tests.docs.markdown import DOCUMENTS, ROOT, Block, blocks, matches
 from tests.helpers import McpClient
+from tests.surface import GATE_OF
 
 README = ROOT / "README.md"
 ALL_GATES = {"remember": True, "revise": True, "archive_restore": True, "forget": True}
@@ -187,32 +188,35 @@ def test_the_settings_failure_table_quotes_every_message_exactly() -> None:
 
 def test_the_gate_failure_message_is_quoted_exactly() -> None:
     with pytest.raises(ValueError) as raised:
-        configuration.load_mutation_settings(environ={"MNEMOSYNE_MEMORY_FORGET_ENABLED": "1"})
-    documented = str(raised.value).replace("MNEMOSYNE_MEMORY_FORGET_ENABLED", "<VARIABLE>")
+        configuration.load_mutation_settings(environ={GATE_OF["forget"]: "1"})
+    documented = str(raised.value).replace(GATE_OF["forget"], "<VARIABLE>")
 
     assert f"`{documented}`" in README.read_text(encoding="utf-8")
+
+
+def _shell_blocks() -> Iterator[Block]:
+    """Every shell block of the documents."""
+    for document in DOCUMENTS:
+        yield from (block for block in blocks(document) if block.lang in {"sh", "bash", "console"})
 
 
 def test_documented_endpoint_answers_are_real(mcp: Callable[..., McpClient]) -> None:
     """A ``# {...}`` comment after a ``curl`` of an endpoint shows that endpoint's answer."""
     client = mcp()
     checked = 0
-    for document in DOCUMENTS:
-        for block in blocks(document):
-            if block.lang not in {"sh", "bash", "console"}:
-                continue
-            last_get: str | None = None
-            for line in block.text.splitlines():
-                stripped = line.strip()
-                if stripped.startswith("curl "):
-                    words = shlex.split(stripped.rstrip("\\"))
-                    urls = [word for word in words if word.startswith("http")]
-                    plain_get = not stripped.endswith("\\") and "-d" not in words
-                    last_get = urls[0] if urls and plain_get else None
-                elif stripped.startswith("# {") and last_get is not None:
-                    path = "/" + last_get.split("/", 3)[3]
-                    assert client.http.get(path).json() == json.loads(stripped[2:]), block.where
-                    checked += 1
+    for block in _shell_blocks():
+        last_get: str | None = None
+        for line in block.text.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("curl "):
+                words = shlex.split(stripped.rstrip("\\"))
+                urls = [word for word in words if word.startswith("http")]
+                plain_get = not stripped.endswith("\\") and "-d" not in words
+                last_get = urls[0] if urls and plain_get else None
+            elif stripped.startswith("# {") and last_get is not None:
+                path = "/" + last_get.split("/", 3)[3]
+                assert client.http.get(path).json() == json.loads(stripped[2:]), block.where
+                checked += 1
     assert checked
 
 
@@ -237,12 +241,9 @@ def test_documented_mcp_requests_answer_as_shown(mcp: Callable[..., McpClient]) 
     """A ``# {...}`` line after a ``curl … -d`` to ``/mcp`` shows that request's answer."""
     client = mcp()
     checked = 0
-    for document in DOCUMENTS:
-        for block in blocks(document):
-            if block.lang not in {"sh", "bash", "console"}:
-                continue
-            for headers, body, shown in _curl_posts(block):
-                response = client.http.post("/mcp", content=body, headers=headers)
-                assert matches(_ordered(shown), response.json()), block.where
-                checked += 1
+    for block in _shell_blocks():
+        for headers, body, shown in _curl_posts(block):
+            response = client.http.post("/mcp", content=body, headers=headers)
+            assert matches(_ordered(shown), response.json()), block.where
+            checked += 1
     assert checked

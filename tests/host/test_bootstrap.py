@@ -29,7 +29,9 @@ from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
 from tests.helpers import McpClient, snapshot_tree
 from tests.plugin.samples import MNEMOSYNE_CAPABILITIES, capability
+from tests.surface import GATE_OF, READ_TOOLS, TOOL_ORDER
 
+# The contract's Tool order, typed here once: every other test reads tests/surface.py.
 PINNED_ORDER = (
     "memory_recall",
     "memory_list",
@@ -40,15 +42,14 @@ PINNED_ORDER = (
     "memory_revise",
     "memory_forget",
 )
-READ_TOOLS = ("memory_recall", "memory_list", "memory_inspect")
 GATED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "remember": ("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", ("memory_remember",)),
+    "remember": (GATE_OF["remember"], ("memory_remember",)),
     "archive_restore": (
-        "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED",
+        GATE_OF["archive_restore"],
         ("memory_archive", "memory_restore"),
     ),
-    "forget": ("MNEMOSYNE_MEMORY_FORGET_ENABLED", ("memory_forget",)),
-    "revise": ("MNEMOSYNE_MEMORY_REVISE_ENABLED", ("memory_revise",)),
+    "forget": (GATE_OF["forget"], ("memory_forget",)),
+    "revise": (GATE_OF["revise"], ("memory_revise",)),
 }
 PACKAGED_MANIFEST = (
     resources.files("mymcp.plugins.mnemosyne").joinpath("manifest.json").read_bytes()
@@ -65,6 +66,12 @@ def _expected_tools(*enabled: str) -> tuple[str, ...]:
     for gate in enabled:
         selected.update(GATED[gate][1])
     return tuple(name for name in PINNED_ORDER if name in selected)
+
+
+def test_the_tools_other_tests_read_are_the_pinned_order_and_gates() -> None:
+    assert TOOL_ORDER == PINNED_ORDER
+    assert READ_TOOLS == ("memory_recall", "memory_list", "memory_inspect")
+    assert set(GATED) == set(GATE_OF)
 
 
 @pytest.fixture
@@ -129,7 +136,7 @@ def _manifest_with(**changes: Any) -> bytes:
 
 def _poison_settings(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     """Make any settings read fail: an invalid gate value and a broken settings file."""
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REMEMBER_ENABLED", "yes")
+    monkeypatch.setenv(GATE_OF["remember"], "yes")
     directory = home / ".mnemosyne"
     directory.mkdir(mode=0o700)
     (directory / "config.toml").write_bytes(b"not = [valid")
@@ -259,11 +266,11 @@ def test_settings_are_resolved_before_the_parity_check(
     settings_reads: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(mnemosyne, "mnemosyne_plugin_definition", _retitled_definition)
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "on")
+    monkeypatch.setenv(GATE_OF["forget"], "on")
     with pytest.raises(ValueError) as caught:
         bootstrap.build_production_runtime()
     assert not isinstance(caught.value, PluginContractError)
-    assert str(caught.value) == "MNEMOSYNE_MEMORY_FORGET_ENABLED must be 'true' or 'false'"
+    assert str(caught.value) == f"{GATE_OF['forget']} must be 'true' or 'false'"
     assert len(settings_reads) == 1
 
 
@@ -328,7 +335,7 @@ def test_a_settings_file_decides_the_gates_the_environment_leaves_unset(
     settings_file = directory / "config.toml"
     settings_file.write_text("[memory]\nrevise_enabled = true\nforget_enabled = true\n")
     os.chmod(settings_file, 0o600)
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_FORGET_ENABLED", "false")
+    monkeypatch.setenv(GATE_OF["forget"], "false")
     runtime = bootstrap.build_production_runtime()
     assert runtime.registry.names == ("list_tools", *READ_TOOLS, "memory_revise")
     assert len(settings_reads) == 1
@@ -398,9 +405,9 @@ def test_each_build_gets_a_fresh_default_generation() -> None:
 
 
 def test_a_settings_failure_names_no_generation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_REVISE_ENABLED", "TRUE")
+    monkeypatch.setenv(GATE_OF["revise"], "TRUE")
     generation = GenerationFactory()
-    with pytest.raises(ValueError, match="^MNEMOSYNE_MEMORY_REVISE_ENABLED must be"):
+    with pytest.raises(ValueError, match=f"^{GATE_OF['revise']} must be"):
         bootstrap.build_production_runtime(generation_factory=generation)
     assert generation.calls == 0
 

@@ -11,21 +11,10 @@ from hypothesis import strategies as st
 
 from mymcp.mcp import jsonrpc
 from mymcp.mcp.jsonrpc import EncodedObject
+from tests.json_strategies import json_scalars, json_values
 
-SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20)
-)
-JSON_VALUES = st.recursive(
-    SCALARS,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=20,
-)
+SCALARS = json_scalars()
+JSON_VALUES = json_values(SCALARS)
 OBJECTS = st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=5)
 
 

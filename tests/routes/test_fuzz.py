@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.json_strategies import json_scalars, json_values
 from tests.synthetic_host import SyntheticHost, build_host
 
 pytestmark = pytest.mark.slow  # fuzzing
@@ -20,21 +21,12 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20)
-    | st.text(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=3)
+# Lone surrogates too: Python strings may hold them, JSON text may not.
+SURROGATES = st.text(
+    st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=3
 )
-JSON_VALUES = st.recursive(
-    SCALARS,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=20,
-)
+SCALARS = json_scalars(also=SURROGATES)
+JSON_VALUES = json_values(SCALARS)
 METHODS = (
     st.sampled_from(
         ["initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "nope"]

@@ -56,7 +56,7 @@ def test_discover_names_versions_capabilities_instructions_and_cache_hints(
     assert result["supportedVersions"] == modern.SUPPORTED
     assert result["capabilities"] == {"tools": {}}
     assert result["instructions"] == INSTRUCTIONS
-    assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0
+    assert isinstance(result["ttlMs"], int) and result["ttlMs"] == modern.DISCOVER_TTL_MS
     assert result["cacheScope"] == "public"
 
 
@@ -72,7 +72,7 @@ def test_tools_list_lists_the_same_tools_with_cache_hints(host: SyntheticHost) -
     result = result_of(post(host, modern.request("tools/list")))
 
     assert result["tools"] == legacy["tools"]
-    assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0
+    assert isinstance(result["ttlMs"], int) and result["ttlMs"] == modern.TOOLS_LIST_TTL_MS
     assert result["cacheScope"] == "public"
     assert "nextCursor" not in result
 

@@ -9,14 +9,7 @@ from starlette.testclient import TestClient
 
 from mymcp.app import create_app
 from mymcp.routes.security import HttpSecurity
-from tests.synthetic_host import (
-    Calls,
-    SlowGate,
-    SyntheticHost,
-    build_host,
-    runtime_for,
-    synthetic_tools,
-)
+from tests.synthetic_host import SyntheticHost, build_host, synthetic_runtime
 
 CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'
 
@@ -221,7 +214,7 @@ def test_empty_operator_lists_allow_nothing_more(value: str) -> None:
 
 
 def test_security_passed_to_create_app_is_used() -> None:
-    runtime = runtime_for(synthetic_tools(Calls(), SlowGate()))
+    runtime = synthetic_runtime()
     security = HttpSecurity(
         allowed_hosts=frozenset({"mymcp.lan"}), allowed_origins=frozenset({"null"})
     )

@@ -9,19 +9,7 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory import discovery, files
 from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Path:
-    directory = tmp_path / "scope"
-    directory.mkdir()
-    return directory
-
-
-def _touch(path: Path, data: bytes = b"{}") -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
+from tests.helpers import touch
 
 
 def _walk(
@@ -38,7 +26,7 @@ def _walk(
 
 def test_walk_is_depth_first_in_code_point_order(start: Path) -> None:
     for name in ("b.json", "B.json", "a.json", "\u00e9.json", "_.json", "a/x.json", "a/A.json"):
-        _touch(start / name)
+        touch(start / name)
 
     found, skipped = _walk(start)
 
@@ -57,8 +45,8 @@ def test_walk_is_depth_first_in_code_point_order(start: Path) -> None:
 def test_walk_silently_ignores_files_that_are_not_candidates(start: Path) -> None:
     os.mkfifo(start / "fifo.json")
     for name in ("x.JSON", ".json", "notes.txt", ".mem_1.abcdefgh.tmp", "x.json.tmp"):
-        _touch(start / name)
-    _touch(start / "folder.json" / "inner.json")
+        touch(start / name)
+    touch(start / "folder.json" / "inner.json")
 
     found, skipped = _walk(start)
 
@@ -68,8 +56,8 @@ def test_walk_silently_ignores_files_that_are_not_candidates(start: Path) -> Non
 
 def test_walk_reports_every_symlink_and_never_follows_it(start: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
-    _touch(outside / "secret.json")
-    _touch(start / "real.json")
+    touch(outside / "secret.json")
+    touch(start / "real.json")
     (start / "dir-link").symlink_to(outside, target_is_directory=True)
     (start / "file-link.json").symlink_to(start / "real.json")
     (start / "dangling.txt").symlink_to(tmp_path / "nowhere")
@@ -81,9 +69,9 @@ def test_walk_reports_every_symlink_and_never_follows_it(start: Path, tmp_path: 
 
 
 def test_walk_enters_directories_only_below_the_maximum_depth(start: Path) -> None:
-    _touch(start / "a/b/c/d/found.json")
-    _touch(start / "a/b/c/d/e/lost.json")
-    _touch(start / "a/b/c/d/f/lost.json")
+    touch(start / "a/b/c/d/found.json")
+    touch(start / "a/b/c/d/e/lost.json")
+    touch(start / "a/b/c/d/f/lost.json")
 
     found, skipped = _walk(start, 4)
 
@@ -92,15 +80,15 @@ def test_walk_enters_directories_only_below_the_maximum_depth(start: Path) -> No
 
 
 def test_walk_at_depth_zero_skips_subdirectories_silently_when_asked(start: Path) -> None:
-    _touch(start / "top.json")
-    _touch(start / "sub" / "inner.json")
+    touch(start / "top.json")
+    touch(start / "sub" / "inner.json")
 
     assert _walk(start, 0, report_too_deep=False) == ([("top.json",)], [])
     assert _walk(start, 0, report_too_deep=True) == ([("top.json",)], ["too_deep"])
 
 
 def test_walk_records_the_lstat_identity_of_each_candidate(start: Path) -> None:
-    path = _touch(start / "x.json", b"12345")
+    path = touch(start / "x.json", b"12345")
     fd = files.open_directory(start)
     with files.closing_fd(fd):
         (candidate,) = discovery.walk(fd, 4, report_too_deep=True, on_skip=print)
@@ -109,7 +97,7 @@ def test_walk_records_the_lstat_identity_of_each_candidate(start: Path) -> None:
 
 def test_walk_counts_every_candidate_against_the_limit(start: Path) -> None:
     for index in range(5):
-        _touch(start / f"{index}.json", b"not json at all")
+        touch(start / f"{index}.json", b"not json at all")
 
     assert len(_walk(start, limit=5)[0]) == 5
     with pytest.raises(CandidateLimitExceeded):
@@ -119,7 +107,7 @@ def test_walk_counts_every_candidate_against_the_limit(start: Path) -> None:
 def test_walk_fails_when_a_directory_cannot_be_listed(
     start: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _touch(start / "x.json")
+    touch(start / "x.json")
 
     def refuse(_: object) -> None:
         raise PermissionError("denied")

@@ -9,19 +9,7 @@ from pathlib import Path
 import pytest
 
 from mymcp.plugins.mnemosyne.memory import files
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Path:
-    directory = tmp_path / "scope"
-    directory.mkdir()
-    return directory
-
-
-def _touch(path: Path, data: bytes = b"{}") -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
+from tests.helpers import touch
 
 
 def _read(path: Path) -> files.FileContent:
@@ -55,7 +43,7 @@ def test_candidate_names_need_a_final_json_suffix(name: str, expected: bool) -> 
 
 
 def test_read_accepts_exactly_the_size_limit(start: Path) -> None:
-    path = _touch(start / "x.json", b"a" * files.MAX_RECORD_BYTES)
+    path = touch(start / "x.json", b"a" * files.MAX_RECORD_BYTES)
     content = _read(path)
     assert len(content.data) == files.MAX_RECORD_BYTES
     assert content.identity == files.identity_of(path.lstat())
@@ -64,7 +52,7 @@ def test_read_accepts_exactly_the_size_limit(start: Path) -> None:
 def test_read_refuses_an_oversized_file_before_reading_it(
     start: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _touch(start / "x.json", b"a" * (files.MAX_RECORD_BYTES + 1))
+    path = touch(start / "x.json", b"a" * (files.MAX_RECORD_BYTES + 1))
     reads: list[int] = []
     real_read = os.read
 
@@ -83,7 +71,7 @@ def test_read_refuses_an_oversized_file_before_reading_it(
 def test_read_stops_one_byte_past_the_limit_when_the_file_grows(
     start: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _touch(start / "x.json", b"a" * (3 * files.MAX_RECORD_BYTES))
+    path = touch(start / "x.json", b"a" * (3 * files.MAX_RECORD_BYTES))
     real_fstat = os.fstat
     reads: list[int] = []
     real_read = os.read
@@ -107,7 +95,7 @@ def test_read_stops_one_byte_past_the_limit_when_the_file_grows(
 
 
 def test_read_never_follows_a_symlink(start: Path) -> None:
-    target = _touch(start / "target.txt")
+    target = touch(start / "target.txt")
     (start / "link.json").symlink_to(target)
     with pytest.raises(files.EntrySkipped) as skipped:
         _read(start / "link.json")
@@ -115,7 +103,7 @@ def test_read_never_follows_a_symlink(start: Path) -> None:
 
 
 def test_read_refuses_a_symlinked_directory_component(start: Path, tmp_path: Path) -> None:
-    _touch(tmp_path / "outside" / "x.json")
+    touch(tmp_path / "outside" / "x.json")
     (start / "ns").symlink_to(tmp_path / "outside", target_is_directory=True)
     fd = files.open_directory(start)
     with files.closing_fd(fd), pytest.raises(files.EntrySkipped) as skipped:
@@ -171,8 +159,8 @@ def test_write_temp_removes_its_file_when_writing_fails(
 
 def test_leftover_cleanup_removes_only_temp_files(start: Path) -> None:
     memory_id = "mem_" + "0123456789abcdef" * 2
-    _touch(start / f".{memory_id}.a1b2c3d4.tmp")
-    _touch(start / f".{memory_id}.zzzzzzzz.tmp")
+    touch(start / f".{memory_id}.a1b2c3d4.tmp")
+    touch(start / f".{memory_id}.zzzzzzzz.tmp")
     keep = [
         "record.json",
         "notes.tmp",
@@ -182,7 +170,7 @@ def test_leftover_cleanup_removes_only_temp_files(start: Path) -> None:
         f"{memory_id}.abcdefgh.tmp",
     ]
     for name in keep:
-        _touch(start / name)
+        touch(start / name)
     (start / f".{memory_id}.dir00000.tmp").mkdir()
     (start / f".{memory_id}.link0000.tmp").symlink_to(start / "record.json")
 
@@ -223,7 +211,7 @@ def test_directory_chain_refuses_symlinks_and_files(tmp_path: Path) -> None:
     real.mkdir()
     (tmp_path / "link").symlink_to(real, target_is_directory=True)
     (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
-    _touch(tmp_path / "file")
+    touch(tmp_path / "file")
 
     for path in ("link", "dangling/memory", "file", "file/memory"):
         with pytest.raises(OSError):
@@ -242,7 +230,7 @@ def test_subdirectory_is_created_once_and_existing_ones_are_left_alone(start: Pa
     (start / "kept").mkdir(mode=0o755)
     os.chmod(start / "kept", 0o755)
     (start / "link").symlink_to(start / "kept", target_is_directory=True)
-    _touch(start / "file")
+    touch(start / "file")
     fd = files.open_directory(start)
     with files.closing_fd(fd):
         os.close(files.open_or_make_subdirectory(fd, "kept"))

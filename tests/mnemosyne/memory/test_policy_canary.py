@@ -18,7 +18,13 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import McpClient, canonical_record, place_canonical, snapshot_tree
+from tests.helpers import (
+    McpClient,
+    canonical_record,
+    place_canonical,
+    remember_arguments,
+    snapshot_tree,
+)
 from tests.mnemosyne.memory.policy_corpus import github_token, luhn_complete
 from tests.mnemosyne.tools.mutation_support import reference_of
 
@@ -55,17 +61,13 @@ def _assert_no_trace(secret: str, body: str, caplog: pytest.LogCaptureFixture) -
 
 
 def _remember_arguments(field: str, secret: str) -> dict[str, Any]:
-    arguments: dict[str, Any] = {
-        "scope": "project",
-        "namespace": {"kind": "project", "id": "canary", "label": "Canary"},
-        "collection": {"id": "notes", "label": "Notes"},
-        "kind": "decision",
-        "language": "en",
-        "title": "A note",
-        "content": "Nothing to see here.",
-        "tags": ["canary"],
-        "origin": "explicit_user_statement",
-    }
+    arguments = remember_arguments(
+        namespace={"kind": "project", "id": "canary", "label": "Canary"},
+        collection={"id": "notes", "label": "Notes"},
+        title="A note",
+        content="Nothing to see here.",
+        tags=["canary"],
+    )
     if field == "tags":
         arguments["tags"] = ["canary", secret[:50]]
     elif field in ("namespace", "collection"):

@@ -37,7 +37,7 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     RecordedVia,
     Scope,
 )
-from tests.helpers import V2_KEY_ORDER
+from tests.helpers import V2_KEY_ORDER, canonical_record
 
 MEMORY_ID = "mem_" + "0123456789abcdef" * 2
 MISSING = object()
@@ -46,22 +46,16 @@ FULL_WIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
 
 def v2(**changes: Any) -> dict[str, Any]:
     """A valid collectionless project decision; ``changes`` replace or add top-level keys."""
-    record: dict[str, Any] = {
-        "schema_version": 2,
-        "id": MEMORY_ID,
-        "scope": "project",
-        "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
-        "collection": {"id": "decisions", "label": None},
-        "kind": "decision",
-        "language": "en",
-        "title": "Storage",
-        "content": "Records are JSON files.",
-        "tags": ["storage", "json"],
-        "provenance": {"origin": "explicit_user_statement", "recorded_via": "memory_remember"},
-        "lifecycle": {"state": "active", "revision": 1},
-        "created_at": "2024-01-02T03:04:05Z",
-        "updated_at": "2024-01-02T03:04:05Z",
-    }
+    stamp = "2024-01-02T03:04:05Z"
+    record = canonical_record(
+        id=MEMORY_ID,
+        collection={"id": "decisions", "label": None},
+        title="Storage",
+        content="Records are JSON files.",
+        tags=["storage", "json"],
+        created_at=stamp,
+        updated_at=stamp,
+    )
     record.update(changes)
     return record
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import os
-import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -15,24 +14,9 @@ from mymcp.plugins.mnemosyne.memory import discovery, files, scan
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
-from tests.helpers import write_record
+from tests.helpers import settled_clock, write_record
 
 PROJECT = Scope.PROJECT
-
-
-def _later() -> int:
-    """A clock far enough ahead that every file looks settled (cached reads are trusted)."""
-    return time.time_ns() + 60 * 10**9
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return tmp_path / "memory"
-
-
-@pytest.fixture(params=[True, False], ids=["change-feed", "stat-only"])
-def store(request: pytest.FixtureRequest) -> MemoryStore:
-    return MemoryStore(clock=_later, watch_changes=request.param)
 
 
 @pytest.fixture
@@ -136,7 +120,7 @@ def test_a_walk_forgets_only_what_was_within_its_reach(
 def test_the_read_cache_of_a_scope_is_bounded(
     root: Path, reads: list[tuple[str, ...]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = MemoryStore(clock=_later, watch_changes=False)
+    store = MemoryStore(clock=settled_clock, watch_changes=False)
     for name in ("a.json", "b.json", "c.json"):
         _legacy(root, name, "project", name)
     store.recall_scan(root, PROJECT)
@@ -188,7 +172,7 @@ def test_directory_listings_are_bounded(
     monkeypatch.setattr(os, "scandir", counting)
 
     def listed_by_a_second_scan() -> int:
-        store = MemoryStore(clock=_later, watch_changes=False)
+        store = MemoryStore(clock=settled_clock, watch_changes=False)
         store.recall_scan(root, PROJECT)
         listed.clear()
         store.recall_scan(root, PROJECT)
@@ -212,7 +196,7 @@ def test_only_so_many_snapshots_are_kept_per_scope(
 
     monkeypatch.setattr(discovery, "walk", counting)
     monkeypatch.setattr(scan, "MAX_SNAPSHOTS_PER_SCOPE", 1)
-    store = MemoryStore(clock=_later)
+    store = MemoryStore(clock=settled_clock)
     _legacy(root, "one", "project", "a", "x.json")
     _legacy(root, "two", "project", "b", "y.json")
 

@@ -35,28 +35,18 @@ from mymcp.plugins.mnemosyne.memory.records import (
 )
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
-from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record
+from tests.helpers import (
+    CANONICAL_ID,
+    canonical_record,
+    place_canonical,
+    settled_clock,
+    write_record,
+)
 
 PROJECT = Scope.PROJECT
 OTHER_ID = "mem_fedcba9876543210fedcba9876543210"
 RECORD_PARTS = ("project", "mnemosyne", "decisions", f"{CANONICAL_ID}.json")
 LOGGER = "mymcp.memory.store"
-
-
-def _later() -> int:
-    """A clock far enough ahead that every file looks settled (no racy re-reads)."""
-    return time.time_ns() + 60 * 10**9
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return tmp_path / "memory"
-
-
-@pytest.fixture(params=[True, False], ids=["change-feed", "stat-only"])
-def store(request: pytest.FixtureRequest) -> MemoryStore:
-    """The store with and without change notification: both must behave the same."""
-    return MemoryStore(clock=_later, watch_changes=request.param)
 
 
 @pytest.fixture
@@ -497,7 +487,7 @@ def test_a_same_size_rewrite_within_one_clock_tick_is_seen(
         handle.write(path.read_bytes().replace(b"first", b"later"))
     assert [item.record.content for item in store.recall_scan(root, PROJECT)] == ["later"]
 
-    trusting = MemoryStore(clock=_later)
+    trusting = MemoryStore(clock=settled_clock)
     assert [item.record.content for item in trusting.recall_scan(root, PROJECT)] == ["later"]
     with path.open("r+b") as handle:
         handle.write(path.read_bytes().replace(b"later", b"again"))

@@ -12,6 +12,7 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory import lifecycle as lifecycle_service
 from tests.helpers import canonical_record, place_canonical
+from tests.surface import ALL_LISTED, READ_LISTED
 
 REFUSAL_MESSAGE = (
     "memory field resembles content that Mnemosyne does not store; review the named field "
@@ -20,18 +21,8 @@ REFUSAL_MESSAGE = (
 FIXED_NOW = datetime(2026, 7, 21, 8, 30, 15, 999_000, tzinfo=UTC)
 FIXED_STAMP = "2026-07-21T08:30:15Z"
 OTHER_ID = "mem_fedcba9876543210fedcba9876543210"
-ALL_TOOLS = [
-    "list_tools",
-    "memory_recall",
-    "memory_list",
-    "memory_inspect",
-    "memory_archive",
-    "memory_restore",
-    "memory_remember",
-    "memory_revise",
-    "memory_forget",
-]
-READ_TOOLS = ["list_tools", "memory_recall", "memory_list", "memory_inspect"]
+ALL_TOOLS = list(ALL_LISTED)
+READ_TOOLS = list(READ_LISTED)
 
 
 def reference_of(record: dict[str, Any]) -> dict[str, Any]:

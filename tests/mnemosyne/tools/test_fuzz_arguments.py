@@ -10,20 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import McpClient
+from tests.helpers import McpClient, remember_arguments
+from tests.surface import TOOL_ORDER
 
 pytestmark = pytest.mark.slow  # fuzzing
 
-TOOLS = [
-    "memory_recall",
-    "memory_list",
-    "memory_inspect",
-    "memory_remember",
-    "memory_revise",
-    "memory_archive",
-    "memory_restore",
-    "memory_forget",
-]
+TOOLS = list(TOOL_ORDER)
 KEYS = [
     "query", "scope", "tags", "namespace_id", "collection_id", "page_size", "cursor",
     "reference", "expected_revision", "namespace", "collection", "kind", "language", "title",
@@ -100,18 +92,14 @@ VALID: dict[str, dict[str, Any]] = {
     "memory_recall": {"query": "tea", "scope": "preference", "tags": ["tea"]},
     "memory_list": {"scope": "project", "namespace_id": "mnemosyne", "page_size": 5},
     "memory_inspect": {"reference": REFERENCE},
-    "memory_remember": {
-        "scope": "project",
-        "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
-        "collection": {"id": "decisions", "label": None},
-        "kind": "event",
-        "language": "en",
-        "title": "Kick-off",
-        "content": "The project started.",
-        "tags": ["start"],
-        "origin": "explicit_user_statement",
-        "occurred_at": "2026-07-20T15:00:00Z",
-    },
+    "memory_remember": remember_arguments(
+        collection={"id": "decisions", "label": None},
+        kind="event",
+        title="Kick-off",
+        content="The project started.",
+        tags=["start"],
+        occurred_at="2026-07-20T15:00:00Z",
+    ),
     "memory_revise": {
         "reference": REFERENCE,
         "expected_revision": 1,

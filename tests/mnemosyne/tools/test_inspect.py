@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from tests.helpers import (
     ToolReply,
     canonical_record,
     log_events,
+    log_messages,
     place_canonical,
     snapshot_tree,
     unexpected_argument,
@@ -41,11 +41,6 @@ V2_REFERENCE: dict[str, Any] = {
 V1_REFERENCE: dict[str, Any] = {"schema_version": 1, "scope": "project", "id": "old-note"}
 
 CONTRACT_SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
-
-
-@pytest.fixture
-def client(mcp: Callable[..., McpClient]) -> McpClient:
-    return mcp()
 
 
 def _inspect(client: McpClient, reference: Any = None, **changes: Any) -> ToolReply:
@@ -74,12 +69,9 @@ NOT_FOUND = ("not_found", "not_found", "memory was not found")
 UNAVAILABLE = ("storage_error", "memory_source_unavailable", "memory could not be inspected")
 
 
-def _events(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
-    return log_events(caplog, LOGGER)
-
-
-def _skips(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [message for _, message in log_events(caplog, STORE_LOGGER)]
+def _exactly(number: int) -> dict[str, Any]:
+    """The schema of an integer that can only be ``number``."""
+    return {"type": "integer", "minimum": number, "maximum": number}
 
 
 # --- schema ------------------------------------------------------------------------------
@@ -101,19 +93,11 @@ def test_inspect_schema_has_the_contract_structure(client: McpClient) -> None:
         "collection_id",
         "id",
     ]
-    assert canonical["properties"]["schema_version"] == {
-        "type": "integer",
-        "minimum": 2,
-        "maximum": 2,
-    }
+    assert canonical["properties"]["schema_version"] == _exactly(2)
     assert canonical["properties"]["id"] == {"type": "string"}
     assert canonical["additionalProperties"] is False
     assert legacy["required"] == ["schema_version", "scope", "id"]
-    assert legacy["properties"]["schema_version"] == {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 1,
-    }
+    assert legacy["properties"]["schema_version"] == _exactly(1)
     assert legacy["properties"]["id"] == {"type": "string"}
     assert legacy["additionalProperties"] is False
     for branch in (canonical, legacy):
@@ -346,7 +330,7 @@ def test_inspect_canonical_oversized_file_is_not_found(
     path.write_bytes(path.read_bytes() + b" " * 70_000)
     caplog.set_level(logging.INFO)
     assert _error(_inspect(client)) == NOT_FOUND
-    assert _skips(caplog) == ["skipped scope='project' reason='oversized'"]
+    assert log_messages(caplog, STORE_LOGGER) == ["skipped scope='project' reason='oversized'"]
 
 
 def test_inspect_canonical_lookup_needs_the_exact_collection(
@@ -522,7 +506,7 @@ def test_inspect_symlinked_scope(
     (memory_root / "project").symlink_to(real / "project")
     caplog.set_level(logging.INFO)
     assert _error(_inspect(client, V1_REFERENCE)) == NOT_FOUND
-    assert _skips(caplog) == ["skipped scope='project' reason='symlink'"]
+    assert log_messages(caplog, STORE_LOGGER) == ["skipped scope='project' reason='symlink'"]
     assert _error(_inspect(client)) == UNAVAILABLE
 
 
@@ -544,7 +528,7 @@ def test_inspect_symlinked_namespace_or_collection_directory(
     caplog.set_level(logging.INFO)
     assert _error(_inspect(client)) == UNAVAILABLE
     assert _error(_inspect(client, V1_REFERENCE)) == NOT_FOUND
-    assert "skipped scope='project' reason='symlink'" in _skips(caplog)
+    assert "skipped scope='project' reason='symlink'" in log_messages(caplog, STORE_LOGGER)
 
 
 def test_inspect_symlinked_collection_directory_is_unavailable(
@@ -617,7 +601,7 @@ def test_inspect_unexpected_failure_is_a_bounded_internal_error(
         "internal_error",
         "memory could not be inspected",
     )
-    assert _events(caplog) == [
+    assert log_events(caplog, LOGGER) == [
         (
             logging.ERROR,
             "event=memory_inspect outcome=internal_error code=internal_error "
@@ -725,7 +709,7 @@ def test_inspect_logs_one_bounded_terminal_event(
     _legacy(memory_root, "a.json")
     _legacy(memory_root, "b.json")
     _inspect(client, V1_REFERENCE)
-    assert _events(caplog) == [
+    assert log_events(caplog, LOGGER) == [
         (logging.INFO, "event=memory_inspect outcome=ok schema_version=2 scope=project"),
         (
             logging.INFO,

@@ -18,6 +18,7 @@ from mymcp.plugins.mnemosyne.memory import cursors, files, scan
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.plugin import build_mnemosyne_registrations
 from tests.helpers import (
+    SCOPES,
     McpClient,
     canonical_record,
     log_events,
@@ -30,11 +31,6 @@ from tests.helpers import (
 TOOL = "memory_list"
 LOGGER = "mcp.memory_list"
 COMBINATIONS_HINT = "(4) scope, namespace_id and cursor"
-
-
-@pytest.fixture
-def client(mcp: Callable[..., McpClient]) -> McpClient:
-    return mcp()
 
 
 def _list(client: McpClient, **arguments: Any) -> dict[str, Any]:
@@ -149,14 +145,7 @@ def test_list_schema_is_flat_without_top_level_one_of(client: McpClient) -> None
     assert schema["required"] == ["scope"]
     assert schema["additionalProperties"] is False
     properties = schema["properties"]
-    assert properties["scope"]["enum"] == [
-        "self",
-        "relationship",
-        "preference",
-        "practice",
-        "project",
-        "knowledge",
-    ]
+    assert properties["scope"]["enum"] == SCOPES
     assert [branch.get("type") for branch in properties["collection_id"]["anyOf"]] == [
         "string",
         "null",

@@ -29,6 +29,7 @@ from tests.mnemosyne.tools.mutation_support import (
     race_worker,
     reference_of,
 )
+from tests.surface import gates
 
 pytestmark = pytest.mark.slow  # several processes
 
@@ -133,10 +134,7 @@ def run_workers(
     environment = {
         "HOME": str(home),
         "MNEMOSYNE_MEMORY_ROOT": str(root),
-        "MNEMOSYNE_MEMORY_REVISE_ENABLED": "true",
-        "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED": "true",
-        "MNEMOSYNE_MEMORY_FORGET_ENABLED": "true",
-        "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "false",
+        **gates(revise=True, archive_restore=True, forget=True, remember=False),
     }
     processes = [
         context.Process(

@@ -12,19 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, parse_record_bytes
-from tests.helpers import McpClient
+from tests.helpers import McpClient, remember_arguments
 
-DRAFT: dict[str, Any] = {
-    "scope": "project",
-    "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
-    "collection": {"id": "decisions", "label": "Decisions"},
-    "kind": "decision",
-    "language": "en",
-    "title": "Storage format",
-    "content": "Records are stored as one JSON file per memory below the memory root.",
-    "tags": ["storage", "format"],
-    "origin": "explicit_user_statement",
-}
+DRAFT = remember_arguments(
+    title="Storage format",
+    content="Records are stored as one JSON file per memory below the memory root.",
+    tags=["storage", "format"],
+)
 
 
 def file_of(root: Path, reference: dict[str, Any]) -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,12 @@ from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.tools import schemas
 from tests.helpers import (
     CANONICAL_ID,
+    SCOPES,
     McpClient,
     ToolReply,
     canonical_record,
     log_events,
+    log_messages,
     place_canonical,
     snapshot_tree,
     write_record,
@@ -34,11 +35,6 @@ STORE_LOGGER = "mymcp.memory.store"
 QUERY_MESSAGE = "query must be a non-empty string of at most 1000 characters"
 SCOPE_MESSAGE = "scope must be one of: self, relationship, preference, practice, project, knowledge"
 TAGS_MESSAGE = "tags must be an array of 1 to 10 unique non-empty strings of at most 50 characters"
-
-
-@pytest.fixture
-def client(mcp: Callable[..., McpClient]) -> McpClient:
-    return mcp()
 
 
 def _recall(client: McpClient, query: Any = "zebra", scope: Any = "project", **extra: Any) -> Any:
@@ -74,14 +70,6 @@ def _error(reply: ToolReply) -> tuple[str, str, str]:
     return reply.payload["status"], reply.payload["code"], reply.payload["message"]
 
 
-def _events(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
-    return log_events(caplog, LOGGER)
-
-
-def _skips(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [message for _, message in log_events(caplog, STORE_LOGGER)]
-
-
 # --- schema ------------------------------------------------------------------------------
 
 
@@ -96,14 +84,7 @@ def test_recall_schema_has_the_contract_structure(client: McpClient) -> None:
     assert (query["type"], query["minLength"], query["maxLength"]) == ("string", 1, 1000)
     scope = schema["properties"]["scope"]
     assert scope["type"] == "string"
-    assert scope["enum"] == [
-        "self",
-        "relationship",
-        "preference",
-        "practice",
-        "project",
-        "knowledge",
-    ]
+    assert scope["enum"] == SCOPES
     assert scope["description"] == schemas.scope_catalogue()
     tags = schema["properties"]["tags"]
     # Issue 12: no uniqueItems and no pattern beside a length (the description says both).
@@ -333,7 +314,7 @@ def test_recall_unexpected_failure_is_a_bounded_internal_error(
         "message": "memory could not be recalled",
     }
     assert (logging.ERROR, "event=memory_recall outcome=internal_error code=internal_error") in (
-        _events(caplog)
+        log_events(caplog, LOGGER)
     )
     assert "SECRET-DETAIL" not in caplog.text
 
@@ -376,7 +357,7 @@ def test_recall_symlinked_scope_is_no_matches_with_a_warning(
     (memory_root / "project").symlink_to(real / "project")
     caplog.set_level(logging.INFO)
     assert _recall(client).payload == {"status": "no_matches", "memories": []}
-    assert _skips(caplog) == ["skipped scope='project' reason='symlink'"]
+    assert log_messages(caplog, STORE_LOGGER) == ["skipped scope='project' reason='symlink'"]
 
 
 def test_recall_skips_a_symlinked_namespace_directory(
@@ -387,7 +368,7 @@ def test_recall_skips_a_symlinked_namespace_directory(
     (memory_root / "project" / "b").symlink_to(tmp_path / "outside" / "project" / "hidden")
     caplog.set_level(logging.INFO)
     assert _ids(_recall(client)) == ["z"]
-    assert _skips(caplog) == ["skipped scope='project' reason='symlink'"]
+    assert log_messages(caplog, STORE_LOGGER) == ["skipped scope='project' reason='symlink'"]
 
 
 # --- tokenization and scoring ------------------------------------------------------------
@@ -607,7 +588,7 @@ def test_recall_skips_every_invalid_kind_of_file_with_its_warning(
     caplog.set_level(logging.INFO)
     reply = _recall(client)
     assert _ids(reply) == ["good"]
-    assert sorted(_skips(caplog)) == sorted(
+    assert sorted(log_messages(caplog, STORE_LOGGER)) == sorted(
         f"skipped scope='project' reason='{reason}'"
         for reason in (
             "invalid_json",
@@ -789,7 +770,7 @@ def test_recall_logs_one_bounded_terminal_event(
     _recall(client, query="")
     (memory_root / "self").write_text("file")
     _recall(client, scope="self")
-    assert _events(caplog) == [
+    assert log_events(caplog, LOGGER) == [
         (logging.INFO, "event=memory_recall outcome=ok scope=project returned_count=1"),
         (logging.INFO, "event=memory_recall outcome=no_matches scope=knowledge returned_count=0"),
         (logging.WARNING, "event=memory_recall outcome=invalid_request code=invalid_query"),

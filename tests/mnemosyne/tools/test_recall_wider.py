@@ -8,7 +8,6 @@ folded, stemmed, joined or split, or read with American spelling. Its hits have 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +16,6 @@ import pytest
 from tests.helpers import McpClient, ToolReply, canonical_record, place_canonical, write_record
 
 TOOL = "memory_recall"
-
-
-@pytest.fixture
-def client(mcp: Callable[..., McpClient]) -> McpClient:
-    return mcp()
 
 
 def _mem_id(number: int) -> str:

@@ -25,10 +25,12 @@ from tests.helpers import (
     ToolReply,
     canonical_record,
     place_canonical,
+    remember_arguments,
     snapshot_tree,
     unexpected_argument,
     write_record,
 )
+from tests.mnemosyne.tools.mutation_support import existing, reference_of
 
 TOOL = "memory_remember"
 LOGGER = "mcp.memory_remember"
@@ -44,35 +46,11 @@ MESSAGES = {
     "invalid_kind": "kind is invalid for scope",
     "invalid_record": "memory field is invalid",
 }
-REQUIRED = [
-    "scope",
-    "namespace",
-    "collection",
-    "kind",
-    "language",
-    "title",
-    "content",
-    "tags",
-    "origin",
-]
+REQUIRED = list(remember_arguments())
 OTHER_ID = "mem_fedcba9876543210fedcba9876543210"
 
 
-def draft(**overrides: Any) -> dict[str, Any]:
-    """Valid remember arguments (project/mnemosyne/decisions, a decision), with overrides."""
-    arguments: dict[str, Any] = {
-        "scope": "project",
-        "namespace": {"kind": "project", "id": "mnemosyne", "label": "Mnemosyne"},
-        "collection": {"id": "decisions", "label": "Decisions"},
-        "kind": "decision",
-        "language": "en",
-        "title": "Shared memory ownership",
-        "content": "Canonical memory concepts belong to the shared memory domain.",
-        "tags": ["architecture", "memory-domain"],
-        "origin": "explicit_user_statement",
-    }
-    arguments.update(overrides)
-    return arguments
+draft = remember_arguments
 
 
 def without(key: str, **overrides: Any) -> dict[str, Any]:
@@ -715,50 +693,32 @@ def test_remember_refusal_logs_no_field_no_reason_and_no_value(
 # --- duplicates ----------------------------------------------------------------------------
 
 
-def existing(root: Path, **overrides: Any) -> dict[str, Any]:
-    record = canonical_record(**overrides)
-    place_canonical(root, record)
-    return record
+# Issue 12: the reference carries schema_version, so it is ready for memory_inspect.
+existing_reference = reference_of
 
 
-def existing_reference(record: dict[str, Any]) -> dict[str, Any]:
-    # Issue 12: the reference carries schema_version, so it is ready for memory_inspect.
-    collection = record["collection"]
-    return {
-        "schema_version": 2,
-        "scope": record["scope"],
-        "namespace_id": record["namespace"]["id"],
-        "collection_id": None if collection is None else collection["id"],
-        "id": record["id"],
-    }
-
-
-def test_remember_answers_already_exists_for_an_active_duplicate(
-    remember: Callable[..., ToolReply], memory_root: Path
+@pytest.mark.parametrize(
+    ("lifecycle", "status"),
+    [
+        ({"state": "active", "revision": 4}, "already_exists"),
+        ({"state": "archived", "revision": 2}, "existing_archived"),
+    ],
+    ids=["active-already-exists", "archived-existing-archived"],
+)
+def test_remember_answers_for_a_duplicate_by_its_lifecycle(
+    remember: Callable[..., ToolReply],
+    memory_root: Path,
+    lifecycle: dict[str, Any],
+    status: str,
 ) -> None:
-    record = existing(memory_root, lifecycle={"state": "active", "revision": 4})
+    record = existing(memory_root, lifecycle=lifecycle)
     before = snapshot_tree(memory_root.parent)
     reply = remember(draft())
     assert not reply.is_error
     assert reply.payload == {
-        "status": "already_exists",
+        "status": status,
         "reference": existing_reference(record),
-        "lifecycle": {"state": "active", "revision": 4},
-    }
-    assert snapshot_tree(memory_root.parent) == before
-
-
-def test_remember_answers_existing_archived_for_an_archived_duplicate(
-    remember: Callable[..., ToolReply], memory_root: Path
-) -> None:
-    record = existing(memory_root, lifecycle={"state": "archived", "revision": 2})
-    before = snapshot_tree(memory_root.parent)
-    reply = remember(draft())
-    assert not reply.is_error
-    assert reply.payload == {
-        "status": "existing_archived",
-        "reference": existing_reference(record),
-        "lifecycle": {"state": "archived", "revision": 2},
+        "lifecycle": lifecycle,
     }
     assert snapshot_tree(memory_root.parent) == before
 

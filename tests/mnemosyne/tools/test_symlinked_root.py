@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import McpClient, canonical_record, place_canonical, snapshot_tree
+from tests.helpers import (
+    McpClient,
+    canonical_record,
+    place_canonical,
+    snapshot_tree,
+    tea_preference,
+)
 
 REFERENCE = {
     "schema_version": 2,
@@ -69,20 +75,7 @@ def test_archive_and_revise_change_the_record_through_a_symlinked_root(
     ("tool", "arguments"),
     [
         ("memory_list", {"scope": "project"}),
-        (
-            "memory_remember",
-            {
-                "scope": "preference",
-                "namespace": {"kind": "domain", "id": "tea", "label": None},
-                "collection": None,
-                "kind": "preference",
-                "language": None,
-                "title": None,
-                "content": "Prefers green tea.",
-                "tags": [],
-                "origin": "explicit_user_statement",
-            },
-        ),
+        ("memory_remember", tea_preference("Prefers green tea.")),
     ],
 )
 def test_listing_and_remembering_refuse_a_symlinked_root(

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,19 +13,13 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes
 from mymcp.plugins.mnemosyne.transfer import command
-from tests.helpers import canonical_record, place_canonical
+from tests.helpers import canonical_record, place_canonical, tea_preference
+from tests.processes import child_environment, mymcp_command
+from tests.surface import GATE_OF
 
 pytestmark = pytest.mark.slow  # real processes
 
-REPOSITORY = Path(__file__).resolve().parents[3]
 RECORDS = 400
-
-
-def environment(home: Path, root: Path, **extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MNEMOSYNE_")}
-    env.update(HOME=str(home), MNEMOSYNE_MEMORY_ROOT=str(root), **extra)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), env.get("PYTHONPATH")]))
-    return env
 
 
 def exported_notebook(tmp_path: Path, home: Path) -> Path:
@@ -50,7 +42,7 @@ def exported_notebook(tmp_path: Path, home: Path) -> Path:
         )
     document = tmp_path / "notebook.json"
     out, err = io.StringIO(), io.StringIO()
-    env = environment(home, source)
+    env = child_environment(home, source)
     code = command.export_notebook(
         output=str(document), scopes=None, format="json", out=out, err=err, environ=env
     )
@@ -60,7 +52,7 @@ def exported_notebook(tmp_path: Path, home: Path) -> Path:
 
 def start_import(document: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "mymcp", "import", str(document), "--apply"],
+        mymcp_command("import", str(document), "--apply"),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -71,12 +63,18 @@ def record_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.json")) if root.exists() else []
 
 
-def test_a_killed_import_leaves_whole_records_and_the_next_run_finishes(
-    tmp_path: Path, hermetic_home: Path
-) -> None:
-    document = exported_notebook(tmp_path, hermetic_home)
+@pytest.fixture
+def exported(tmp_path: Path, hermetic_home: Path) -> tuple[Path, Path, dict[str, str]]:
+    """An exported notebook, an empty target root, and the environment that names that root."""
     target = tmp_path / "memory"
-    env = environment(hermetic_home, target)
+    document = exported_notebook(tmp_path, hermetic_home)
+    return document, target, child_environment(hermetic_home, target)
+
+
+def test_a_killed_import_leaves_whole_records_and_the_next_run_finishes(
+    exported: tuple[Path, Path, dict[str, str]],
+) -> None:
+    document, target, env = exported
 
     running = start_import(document, env)
     deadline = time.monotonic() + 60
@@ -119,34 +117,22 @@ def _call(server: subprocess.Popen[bytes], number: int, arguments: dict[str, Any
 
 
 def test_an_import_beside_a_running_server_lets_its_tools_work_meanwhile(
-    tmp_path: Path, hermetic_home: Path
+    exported: tuple[Path, Path, dict[str, str]],
 ) -> None:
-    document = exported_notebook(tmp_path, hermetic_home)
-    target = tmp_path / "memory"
-    env = environment(hermetic_home, target)
+    document, target, env = exported
     server = subprocess.Popen(
-        [sys.executable, "-m", "mymcp", "stdio"],
-        env={**env, "MNEMOSYNE_MEMORY_REMEMBER_ENABLED": "true"},
+        mymcp_command("stdio"),
+        env={**env, GATE_OF["remember"]: "true"},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
     try:
-        draft: dict[str, Any] = {
-            "scope": "preference",
-            "namespace": {"kind": "domain", "id": "tea", "label": None},
-            "collection": None,
-            "kind": "preference",
-            "language": None,
-            "title": None,
-            "tags": [],
-            "origin": "explicit_user_statement",
-        }
-        assert _call(server, 0, {**draft, "content": "Warm-up."}) == "remembered"
+        assert _call(server, 0, tea_preference("Warm-up.")) == "remembered"
         running = start_import(document, env)
         answered_meanwhile = 0
         for number in range(1, 21):
-            assert _call(server, number, {**draft, "content": f"Tea {number}."}) == "remembered"
+            assert _call(server, number, tea_preference(f"Tea {number}.")) == "remembered"
             answered_meanwhile += running.poll() is None
         out, _ = running.communicate(timeout=120)
     finally:
