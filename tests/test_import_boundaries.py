@@ -77,7 +77,7 @@ def test_the_scanner_sees_imports_of_every_form() -> None:
 
 
 def test_the_memory_domain_imports_nothing_above_it() -> None:
-    forbidden = (*WEB, "mymcp.mcp", "mymcp.host", "mymcp.routes", "mymcp.plugin", "mymcp.app")
+    forbidden = (*WEB, "mymcp.mcp", "mymcp.host", "mymcp.routes", "mymcp.plugin_api", "mymcp.app")
 
     assert violations(sources("plugins/mnemosyne/memory"), forbidden) == []
 
@@ -85,11 +85,18 @@ def test_the_memory_domain_imports_nothing_above_it() -> None:
 def test_plugin_contracts_and_runtime_know_no_transport_or_concrete_plugin() -> None:
     forbidden = (*WEB, "mymcp.routes", "mymcp.plugins", "mymcp.app", "mymcp.host.bootstrap")
 
-    assert violations([*sources("plugin"), PACKAGE / "host" / "runtime.py"], forbidden) == []
+    assert violations([*sources("plugin_api"), PACKAGE / "host" / "runtime.py"], forbidden) == []
 
 
 def test_the_protocol_layer_knows_no_transport_host_or_plugin() -> None:
-    forbidden = (*WEB, "mymcp.routes", "mymcp.host", "mymcp.plugins", "mymcp.plugin", "mymcp.app")
+    forbidden = (
+        *WEB,
+        "mymcp.routes",
+        "mymcp.host",
+        "mymcp.plugins",
+        "mymcp.plugin_api",
+        "mymcp.app",
+    )
 
     assert violations(sources("mcp"), forbidden) == []
 
@@ -118,7 +125,7 @@ def test_the_json_module_serves_every_layer() -> None:
         module_name(path) for path in sources(".") if "mymcp.jsonvalue" in imported_modules(path)
     }
 
-    for layer in ("mymcp.mcp", "mymcp.plugin", "mymcp.plugins.mnemosyne.memory"):
+    for layer in ("mymcp.mcp", "mymcp.plugin_api", "mymcp.plugins.mnemosyne.memory"):
         assert any(within(name, layer) for name in users), layer
 
 
@@ -152,7 +159,7 @@ IMPORT_PROBE = textwrap.dedent(
         "mymcp.app",
         "mymcp.host",
         "mymcp.mcp.dispatcher",
-        "mymcp.plugin",
+        "mymcp.plugin_api",
         "mymcp.routes.mcp",
     ],
 )

@@ -12,7 +12,7 @@ from importlib import resources
 
 from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
 from mymcp.mcp import list_tools
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     HostApiVersion,
     PublicToolBinding,
     parse_manifest_bytes,

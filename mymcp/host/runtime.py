@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ComposedToolSurface,
     PluginContribution,
     PublicToolBinding,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mymcp.mcp.tool_registry import ToolRegistration
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ActivatedTool,
     AuthorityDeclaration,
     CapabilityDeclaration,

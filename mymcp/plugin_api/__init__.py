@@ -7,7 +7,7 @@ three agree and composes the Tools it will serve (``composition``). Nothing here
 I/O or depends on a concrete plugin.
 """
 
-from mymcp.plugin.composition import (
+from mymcp.plugin_api.composition import (
     HOST_TOOL_NAME,
     RESERVED_NAME_PREFIX,
     ComposedToolSurface,
@@ -15,7 +15,7 @@ from mymcp.plugin.composition import (
     ToolOrigin,
     compose_tool_surface,
 )
-from mymcp.plugin.contracts import (
+from mymcp.plugin_api.contracts import (
     ActivatedTool,
     CapabilityKind,
     CapabilityLocalId,
@@ -28,7 +28,7 @@ from mymcp.plugin.contracts import (
     QualifiedCapabilityId,
     ToolEffects,
 )
-from mymcp.plugin.definition import (
+from mymcp.plugin_api.definition import (
     ArraySchemaNode,
     AuthorityDeclaration,
     CapabilityDeclaration,
@@ -42,7 +42,7 @@ from mymcp.plugin.definition import (
     ScalarSchemaNode,
     SchemaType,
 )
-from mymcp.plugin.manifest import (
+from mymcp.plugin_api.manifest import (
     CONFIGURATION_SCHEMA_VERSION,
     DESCRIPTION_MAX_LENGTH,
     MANIFEST_MAX_BYTES,

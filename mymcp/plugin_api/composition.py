@@ -17,7 +17,7 @@ from typing import NoReturn, TypeVar
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
-from mymcp.plugin.contracts import (
+from mymcp.plugin_api.contracts import (
     ActivatedTool,
     ConsentRequirement,
     HostToolOrigin,
