@@ -265,7 +265,8 @@ def _explain() -> int:
 
 
 def _stdio() -> int:
-    from mymcp import startup, stdio
+    from mymcp import startup
+    from mymcp.transports import stdio
 
     output = _protocol_output()
     try:

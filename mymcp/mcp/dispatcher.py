@@ -7,7 +7,7 @@ the caller's thread; a Tool call, which reads and writes files, comes back as a
 :class:`ToolWork` for the transport to run on a worker thread. ``dispatch`` does both steps
 in one call.
 
-The answers that never change are :class:`~mymcp.mcp.fixed.FixedResult` values built once
+The answers that never change are :class:`~mymcp.mcp.encoding.FixedResult` values built once
 per dispatcher (per protocol revision and era), so a transport writes their bytes without
 encoding them again.
 """
@@ -22,8 +22,8 @@ from typing import Any, Protocol
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import jsonrpc, modern
+from mymcp.mcp.encoding import FixedResult, fixed
 from mymcp.mcp.era import HttpHeaders
-from mymcp.mcp.fixed import FixedResult, fixed
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 

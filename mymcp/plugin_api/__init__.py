@@ -11,8 +11,10 @@ from mymcp.plugin_api.composition import (
     HOST_TOOL_NAME,
     RESERVED_NAME_PREFIX,
     ComposedToolSurface,
+    EncodedObject,
     HostRegistrationFactory,
     ToolOrigin,
+    ToolRegistration,
     compose_tool_surface,
 )
 from mymcp.plugin_api.contracts import (
@@ -81,6 +83,7 @@ __all__ = [
     "CapabilityKind",
     "CapabilityLocalId",
     "ComposedToolSurface",
+    "EncodedObject",
     "ConfigurationDeclaration",
     "ConfigurationSchemaNode",
     "ConsentRequirement",
@@ -102,6 +105,7 @@ __all__ = [
     "SchemaType",
     "ToolEffects",
     "ToolOrigin",
+    "ToolRegistration",
     "compose_tool_surface",
     "is_display_text",
     "parse_manifest_bytes",

@@ -8,7 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from mymcp.app import create_app
-from mymcp.routes.security import HttpSecurity
+from mymcp.transports.http import HttpSecurity
 from tests.synthetic_host import (
     Calls,
     SlowGate,
