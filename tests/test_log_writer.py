@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mymcp import log_writer
+from mymcp import startup as log_writer
 from mymcp.mcp import encoding, jsonrpc
 from mymcp.mcp import session as exchange
 from mymcp.startup import LOG_FORMAT

@@ -67,11 +67,6 @@ def check_production_setup() -> None:
     configuration.check_memory_root()
 
 
-def describe_setup_error(error: BaseException) -> list[str] | None:
-    """The lines that tell the operator what is wrong with their setup, or None."""
-    return configuration.describe_startup_error(error)
-
-
 def diagnose_production_setup() -> list[tuple[str, str]]:
     """The plugin's findings about the operator's setup, ``(level, text)`` each; reads only."""
     from mymcp.plugins.mnemosyne import doctor
