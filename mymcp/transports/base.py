@@ -22,13 +22,13 @@ import os
 import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from mymcp.threads import batch_scheduling
 
 if TYPE_CHECKING:
     import asyncio
+    from concurrent.futures import Executor
 
 # Tool calls run at once; more wait for a free worker. The same bound as Starlette's own
 # thread pool, so a few slow Tool calls never hold up a ping or another call.
