@@ -23,7 +23,6 @@ fields are not even rendered.
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from collections.abc import Callable
@@ -52,15 +51,34 @@ class Answer(NamedTuple):
 
 
 class Work:
-    """A Tool call that passed every protocol check; :meth:`run` gives its :class:`Answer`.
+    """A Tool call that passed every protocol check.
 
-    ``run`` never raises: a failure is a bounded ``-32603`` carrying the request's id.
+    :meth:`call` runs it (on a worker thread) and gives the response envelope, never
+    raising: a failure is a bounded ``-32603`` carrying the request's id. :meth:`answer`
+    encodes that envelope and logs it (over HTTP back on the event loop); :meth:`run` does
+    both.
     """
 
-    __slots__ = ("run",)
+    __slots__ = ("_incoming", "_era", "_run")
 
-    def __init__(self, run: Callable[[], Answer]) -> None:
-        self.run = run
+    def __init__(self, incoming: Incoming, era: Era, run: Callable[[], JsonObject]) -> None:
+        self._incoming, self._era, self._run = incoming, era, run
+
+    def call(self) -> JsonObject:
+        try:
+            return self._run()
+        except Exception:  # noqa: BLE001 - the dispatcher already bounds handler failures
+            method = jsonrpc.log_value(self._incoming.method)
+            _logger.error("dispatch failed method=%s", method)
+            return jsonrpc.error(
+                self._incoming.request_id, jsonrpc.INTERNAL_ERROR, "Internal error"
+            )
+
+    def answer(self, response: JsonObject) -> Answer:
+        return _answer(self._incoming, self._era, response)
+
+    def run(self) -> Answer:
+        return self.answer(self.call())
 
 
 _ACCEPTED = Answer(b"", 202)
@@ -90,7 +108,7 @@ class Session:
             if self._remembers and incoming.method == "initialize" and isinstance(prepared, dict):
                 self._remember(prepared)
         if isinstance(prepared, ToolWork):
-            return Work(functools.partial(_finish, incoming, current, prepared.run))
+            return Work(incoming, current, prepared.run)
         return _answer(incoming, current, prepared)
 
     def unreadable(self, row: errors.ProtocolError, headers: HttpHeaders | None) -> Answer:
@@ -117,15 +135,6 @@ def failure() -> Answer:
     """The answer when answering itself failed (a bug): a bounded ``-32603``, never a 500."""
     row = errors.INTERNAL_ERROR
     return Answer(encoding.error_body(row.code, "Internal error"), row.handshake_status)
-
-
-def _finish(incoming: Incoming, current: Era, run: Callable[[], JsonObject]) -> Answer:
-    try:
-        response = run()
-    except Exception:  # noqa: BLE001 - the dispatcher already bounds handler failures
-        _logger.error("dispatch failed method=%s", jsonrpc.log_value(incoming.method))
-        response = jsonrpc.error(incoming.request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
-    return _answer(incoming, current, response)
 
 
 def _answer(incoming: Incoming, current: Era, response: JsonObject | None) -> Answer:

@@ -37,10 +37,11 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mymcp import jsonvalue, settings
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import errors, jsonrpc
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import HttpHeaders
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, Work, failure
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Session, Work, failure
 from mymcp.transports import base
 
 PATH = "/mcp"
@@ -177,7 +178,10 @@ class McpEndpoint:
             answer = self.session.unreadable(refused.row, headers)
         else:
             handled = self.session.handle(message, headers)
-            answer = await _in_worker(handled.run) if isinstance(handled, Work) else handled
+            if isinstance(handled, Work):  # the Tool on a worker, its answer back on the loop
+                answer = handled.answer(await _in_worker(handled.call))
+            else:
+                answer = handled
         return answer.status, answer.body
 
 
@@ -252,7 +256,7 @@ async def _read_bounded(receive: Receive) -> bytes | None:
         chunks.append(chunk)
 
 
-async def _in_worker(run: Callable[[], Answer]) -> Answer:
+async def _in_worker(run: Callable[[], JsonObject]) -> JsonObject:
     """Run ``run`` on a worker thread and wait for its answer without blocking the loop.
 
     It runs in a copy of the request's context, as Starlette's own hand-off does. A pool
@@ -272,8 +276,8 @@ async def _in_worker(run: Callable[[], Answer]) -> Answer:
         from starlette.concurrency import run_in_threadpool
 
         return await run_in_threadpool(call)
-    answer: Answer = await pending
-    return answer
+    response: JsonObject = await pending
+    return response
 
 
 # --- Host and Origin -----------------------------------------------------------------------
