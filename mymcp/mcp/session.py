@@ -12,8 +12,9 @@ transports once did each on their own:
 4. encode the answer (``mymcp.mcp.encoding``), log the ``response`` line and take the HTTP
    status from the table (``mymcp.mcp.errors``).
 
-A Tool call comes back as :class:`Work` instead, for the transport to run on a worker
-thread (``mymcp.transports.base``); its ``run`` does steps 3 and 4 there. A session that
+A Tool call comes back as :class:`Work` instead: the transport runs its ``call`` on a worker
+thread (``mymcp.transports.base``) and hands the envelope to its ``answer`` for step 4 (over
+HTTP back on the event loop, over stdio on the worker). A session that
 ``remembers_initialize`` (stdio, which has no header) keeps the revision the last
 ``initialize`` negotiated: it is what later handshake-era calls are answered in.
 
