@@ -4,8 +4,9 @@ and the ``Host`` and ``Origin`` checks.
 :class:`McpEndpoint` speaks ASGI directly: it finds the headers it needs in one pass over
 the request's raw headers, reads the body once from ``receive``, hands the decoded message
 to its session (``mymcp.mcp.session``) and sends the two response messages itself. A plain
-``POST /mcp`` does not walk FastAPI's middleware stack and router: the front of the stack
-checks ``Host`` and ``Origin`` and hands it to the endpoint directly. Everything else
+``POST /mcp`` does not walk FastAPI's middleware stack and router: the front of the stack,
+which checks ``Host`` and ``Origin`` for every request, hands it to the endpoint directly.
+Everything else
 (``/health``, ``/version``, another method on ``/mcp`` and its 405, an unknown path and its
 404, a ``root_path`` deployment, the routers of :data:`ROUTERS`) goes through the full stack.
 
@@ -81,7 +82,6 @@ def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) ->
         openapi_url=None,
         **_without_telemetry(),
     )
-    app.add_middleware(SecurityMiddleware, security=security)
     mcp = APIRouter()  # the endpoint is served as the ASGI app it is; other methods get 405
     mcp.add_route(PATH, cast(Any, endpoint), methods=["POST"])
     app.include_router(mcp)
@@ -92,7 +92,7 @@ def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) ->
 
 
 class _McpApp(FastAPI):
-    """FastAPI with the fast path for ``POST /mcp`` in front of its middleware stack."""
+    """FastAPI behind a front: the Host and Origin checks, and the fast path for ``POST /mcp``."""
 
     def __init__(self, endpoint: McpEndpoint, security: HttpSecurity, **options: Any):
         super().__init__(**options)
@@ -104,16 +104,14 @@ class _McpApp(FastAPI):
         endpoint, security = self._mcp_endpoint, self._security
 
         async def front(scope: Scope, receive: Receive, send: Send) -> None:
-            if (
-                scope["type"] == "http"
-                and scope["path"] == PATH
-                and scope["method"] == "POST"
-                and not scope.get("root_path")
-            ):
-                if not await refused(security, scope, send):
-                    await endpoint(scope, receive, send)
+            if scope["type"] != "http":
+                await stack(scope, receive, send)
+            elif await refused(security, scope, send):
                 return
-            await stack(scope, receive, send)
+            elif scope["path"] == PATH and scope["method"] == "POST" and not scope.get("root_path"):
+                await endpoint(scope, receive, send)
+            else:
+                await stack(scope, receive, send)
 
         return front
 
@@ -318,19 +316,6 @@ class HttpSecurity:
         if parts.scheme not in ("http", "https") or parts.path or parts.query or parts.fragment:
             return False
         return hostname in _LOOPBACK_NAMES
-
-
-class SecurityMiddleware:
-    """Rejects non-loopback ``Host`` (421) and ``Origin`` (403) before any route runs."""
-
-    def __init__(self, app: ASGIApp, security: HttpSecurity) -> None:
-        self._app = app
-        self._security = security
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and await refused(self._security, scope, send):
-            return
-        await self._app(scope, receive, send)
 
 
 async def refused(security: HttpSecurity, scope: Scope, send: Send) -> bool:
