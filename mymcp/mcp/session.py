@@ -44,45 +44,38 @@ _KNOWN_REVISIONS = frozenset(
 _logger = logging.getLogger("mcp")
 
 
-class Answer(NamedTuple):
-    """The bytes to send (empty: nothing, for a notification) and the HTTP status."""
-
-    body: bytes
-    status: int
+# The bytes to send (empty: nothing, for a notification) and the HTTP status.
+Answer = tuple[bytes, int]
 
 
 class Work:
     """A Tool call that passed every protocol check.
 
-    :meth:`call` runs it (on a worker thread) and gives the response envelope, never
-    raising: a failure is a bounded ``-32603`` carrying the request's id. :meth:`answer`
-    encodes that envelope and logs it (over HTTP back on the event loop); :meth:`run` does
-    both.
+    ``call`` runs it (on a worker thread) and gives the response envelope; :meth:`answer`
+    encodes that envelope and logs it (over HTTP back on the event loop). :meth:`run` does
+    both and never raises: a failure is a bounded ``-32603`` carrying the request's id (over
+    HTTP the endpoint answers one).
     """
 
-    __slots__ = ("_incoming", "_era", "_run")
+    __slots__ = ("_incoming", "_era", "call")
 
-    def __init__(self, incoming: Incoming, era: Era, run: Callable[[], JsonObject]) -> None:
-        self._incoming, self._era, self._run = incoming, era, run
-
-    def call(self) -> JsonObject:
-        try:
-            return self._run()
-        except Exception:  # noqa: BLE001 - the dispatcher already bounds handler failures
-            method = jsonrpc.log_value(self._incoming.method)
-            _logger.error("dispatch failed method=%s", method)
-            return jsonrpc.error(
-                self._incoming.request_id, jsonrpc.INTERNAL_ERROR, "Internal error"
-            )
+    def __init__(self, incoming: Incoming, era: Era, call: Callable[[], JsonObject]) -> None:
+        self._incoming, self._era, self.call = incoming, era, call
 
     def answer(self, response: JsonObject) -> Answer:
         return _answer(self._incoming, self._era, response)
 
     def run(self) -> Answer:
-        return self.answer(self.call())
+        try:
+            response = self.call()
+        except Exception:  # noqa: BLE001 - the dispatcher already bounds handler failures
+            incoming = self._incoming
+            _logger.error("dispatch failed method=%s", jsonrpc.log_value(incoming.method))
+            response = jsonrpc.error(incoming.request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+        return self.answer(response)
 
 
-_ACCEPTED = Answer(b"", 202)
+_ACCEPTED: Answer = (b"", 202)
 
 
 class Session:
@@ -129,13 +122,13 @@ class Session:
 
 def refusal(row: errors.ProtocolError, current: Era) -> Answer:
     """A refusal made before dispatch: a null id and the row's code, message and status."""
-    return Answer(encoding.error_body(row.code, row.message), row.status(current))
+    return encoding.error_body(row.code, row.message), row.status(current)
 
 
 def failure() -> Answer:
     """The answer when answering itself failed (a bug): a bounded ``-32603``, never a 500."""
     row = errors.INTERNAL_ERROR
-    return Answer(encoding.error_body(row.code, "Internal error"), row.handshake_status)
+    return encoding.error_body(row.code, "Internal error"), row.handshake_status
 
 
 def _answer(incoming: Incoming, current: Era, response: JsonObject | None) -> Answer:
@@ -143,7 +136,7 @@ def _answer(incoming: Incoming, current: Era, response: JsonObject | None) -> An
     if answer is None:
         return _ACCEPTED
     body, sent = answer
-    return Answer(body, errors.http_status(current, sent))
+    return body, errors.http_status(current, sent)
 
 
 # --- the log lines of one exchange ---------------------------------------------------------

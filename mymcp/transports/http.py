@@ -42,7 +42,7 @@ from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import errors, jsonrpc
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import HttpHeaders
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Session, Work, failure
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, Work, failure
 from mymcp.transports import base
 
 PATH = "/mcp"
@@ -161,26 +161,23 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            status, body = await self._answer(scope, receive)
+            body, status = await self._answer(scope, receive)
         except Exception:  # noqa: BLE001 - a bug answers a bounded -32603, never a 500
             _logger.error("request failed")
             body, status = failure()
         await send({"type": "http.response.start", "status": status, "headers": _headers(body)})
         await send({"type": "http.response.body", "body": body})
 
-    async def _answer(self, scope: Scope, receive: Receive) -> tuple[int, bytes]:
+    async def _answer(self, scope: Scope, receive: Receive) -> Answer:
         declared, headers = _request_headers(scope["headers"])
         try:
             message = await _read_message(receive, declared)
         except _Refused as refused:
-            answer = self.session.unreadable(refused.row, headers)
-        else:
-            handled = self.session.handle(message, headers)
-            if isinstance(handled, Work):  # the Tool on a worker, its answer back on the loop
-                answer = handled.answer(await _in_worker(handled.call))
-            else:
-                answer = handled
-        return answer.status, answer.body
+            return self.session.unreadable(refused.row, headers)
+        handled = self.session.handle(message, headers)
+        if isinstance(handled, Work):  # the Tool on a worker, its answer back on the loop
+            return handled.answer(await _in_worker(handled.call))
+        return handled
 
 
 def _headers(body: bytes) -> list[tuple[bytes, bytes]]:

@@ -80,12 +80,12 @@ class StdioServer:
 
     def _receive(self, line: bytes | None) -> None:
         if line is None:
-            self._write(self._session.unreadable(errors.LINE_TOO_LARGE, None).body)
+            self._write(self._session.unreadable(errors.LINE_TOO_LARGE, None)[0])
             return
         try:
             message = jsonrpc.decode_body(line)
         except jsonrpc.ParseError:
-            self._write(self._session.unreadable(errors.PARSE, None).body)
+            self._write(self._session.unreadable(errors.PARSE, None)[0])
             return
         if isinstance(message, dict) and "id" not in message:
             if message.get("method") == _CANCELLED:
@@ -93,8 +93,8 @@ class StdioServer:
         handled = self._session.handle(message)
         if isinstance(handled, Work):
             self._submit(handled, message.get("id"))
-        elif handled.body:
-            self._write(handled.body)
+        elif handled[0]:
+            self._write(handled[0])
 
     def _submit(self, work: Work, request_id: Any) -> None:
         self._slots.acquire()
@@ -107,9 +107,9 @@ class StdioServer:
         def run() -> None:
             try:
                 if not pending.cancelled:
-                    answer = work.run()
+                    body, _ = work.run()
                     if not pending.cancelled:
-                        self._write(answer.body)
+                        self._write(body)
             finally:
                 self._finished(pending)
 
