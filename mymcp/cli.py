@@ -265,7 +265,8 @@ def _explain() -> int:
 
 
 def _stdio() -> int:
-    from mymcp import startup, stdio
+    from mymcp import startup
+    from mymcp.transports import stdio
 
     output = _protocol_output()
     try:
@@ -292,8 +293,9 @@ def _protocol_output() -> BinaryIO:
 def _setup_failure(error: BaseException) -> int:
     """Tell the operator what to fix and return 1; re-raise anything that is not theirs."""
     from mymcp import startup
+    from mymcp.plugin_api.setup import setup_lines
 
-    lines = startup.setup_problem(error)
+    lines = setup_lines(error)
     if lines is None:
         raise error
     startup.flush_logging()  # the log lines made so far come before the explanation

@@ -13,15 +13,13 @@ import http.client
 import platform
 import socket
 import sys
-from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
 from mymcp import jsonvalue, settings
+from mymcp.plugin_api.setup import FAIL, OK, WARN, Finding, print_findings
 
-OK, WARN, FAIL = "ok", "warn", "fail"
-Finding = tuple[str, str]
 _MINIMUM_PYTHON = (3, 11)
 
 
@@ -29,22 +27,8 @@ def run(*, host: str, port: int, out: TextIO | None = None) -> int:
     """Print every finding and a summary; 0 when nothing failed, 1 otherwise."""
     from mymcp.host.bootstrap import diagnose_production_setup
 
-    stream = sys.stdout if out is None else out
-    found = [
-        *_runtime_findings(),
-        *diagnose_production_setup(),
-        _port_finding(host, port),
-    ]
-    for level, text in found:
-        print(f"{level:<4}  {text}", file=stream)
-    print(_summary(level for level, _ in found), file=stream)
-    return 1 if any(level == FAIL for level, _ in found) else 0
-
-
-def _summary(levels: Iterable[str]) -> str:
-    counted = list(levels)
-    failures, warnings = counted.count(FAIL), counted.count(WARN)
-    return f"doctor: {failures} failed, {warnings} warning{'' if warnings == 1 else 's'}"
+    found = [*_runtime_findings(), *diagnose_production_setup(), _port_finding(host, port)]
+    return print_findings(found, sys.stdout if out is None else out)
 
 
 def _runtime_findings() -> list[Finding]:

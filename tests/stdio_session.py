@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-from mymcp import stdio
+from mymcp.transports import stdio
 from tests.synthetic_host import Calls, SlowGate, runtime_for, synthetic_tools
 
 TIMEOUT = 10.0

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from mymcp.app import create_app
 from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolHandler, ToolRegistration, ToolRegistry
-from mymcp.routes.security import HttpSecurity
+from mymcp.transports.http import HttpSecurity
 
 BASE_URL = "http://127.0.0.1:8000"
 # A string made only of characters the host could echo, so a leak would be visible verbatim.

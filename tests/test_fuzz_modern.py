@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mymcp import stdio
 from mymcp.mcp.era import Era, HttpHeaders, era_of
+from mymcp.transports import stdio
 from tests import modern
 from tests.json_strategies import json_scalars, json_values
 from tests.synthetic_host import SyntheticHost, build_host, synthetic_runtime

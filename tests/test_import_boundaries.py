@@ -68,8 +68,8 @@ def sources(*relative: str) -> list[Path]:
 
 
 def test_the_scanner_sees_imports_of_every_form() -> None:
-    routes = imported_modules(PACKAGE / "routes" / "mcp.py")
-    app = imported_modules(PACKAGE / "app.py")
+    routes = imported_modules(PACKAGE / "transports" / "http.py")
+    app = imported_modules(PACKAGE / "startup.py")
 
     assert "starlette.requests" in routes  # a "from x.y import z" import
     assert "mymcp.mcp.jsonrpc" in routes
@@ -79,19 +79,33 @@ def test_the_scanner_sees_imports_of_every_form() -> None:
 
 
 def test_the_memory_domain_imports_nothing_above_it() -> None:
-    forbidden = (*WEB, "mymcp.mcp", "mymcp.host", "mymcp.routes", "mymcp.plugin", "mymcp.app")
+    forbidden = (
+        *WEB,
+        "mymcp.mcp",
+        "mymcp.host",
+        "mymcp.transports",
+        "mymcp.plugin_api",
+        "mymcp.app",
+    )
 
     assert violations(sources("plugins/mnemosyne/memory"), forbidden) == []
 
 
 def test_plugin_contracts_and_runtime_know_no_transport_or_concrete_plugin() -> None:
-    forbidden = (*WEB, "mymcp.routes", "mymcp.plugins", "mymcp.app", "mymcp.host.bootstrap")
+    forbidden = (*WEB, "mymcp.transports", "mymcp.plugins", "mymcp.app", "mymcp.host.bootstrap")
 
-    assert violations([*sources("plugin"), PACKAGE / "host" / "runtime.py"], forbidden) == []
+    assert violations([*sources("plugin_api"), PACKAGE / "host" / "runtime.py"], forbidden) == []
 
 
 def test_the_protocol_layer_knows_no_transport_host_or_plugin() -> None:
-    forbidden = (*WEB, "mymcp.routes", "mymcp.host", "mymcp.plugins", "mymcp.plugin", "mymcp.app")
+    forbidden = (
+        *WEB,
+        "mymcp.transports",
+        "mymcp.host",
+        "mymcp.plugins",
+        "mymcp.plugin_api",
+        "mymcp.app",
+    )
 
     assert violations(sources("mcp"), forbidden) == []
 
@@ -120,7 +134,7 @@ def test_the_json_module_serves_every_layer() -> None:
         module_name(path) for path in sources(".") if "mymcp.jsonvalue" in imported_modules(path)
     }
 
-    for layer in ("mymcp.mcp", "mymcp.plugin", "mymcp.plugins.mnemosyne.memory"):
+    for layer in ("mymcp.mcp", "mymcp.plugin_api", "mymcp.plugins.mnemosyne.memory"):
         assert any(within(name, layer) for name in users), layer
 
 
@@ -154,8 +168,8 @@ IMPORT_PROBE = textwrap.dedent(
         "mymcp.app",
         "mymcp.host",
         "mymcp.mcp.dispatcher",
-        "mymcp.plugin",
-        "mymcp.routes.mcp",
+        "mymcp.plugin_api",
+        "mymcp.transports.http",
     ],
 )
 def test_importing_builds_no_runtime_and_configures_no_logging(module: str) -> None:

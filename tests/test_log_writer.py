@@ -19,8 +19,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mymcp import log_writer
-from mymcp.mcp import exchange, jsonrpc
+from mymcp import startup as log_writer
+from mymcp.mcp import encoding, jsonrpc
+from mymcp.mcp import session as exchange
 from mymcp.startup import LOG_FORMAT
 
 # Lines of every kind, from our loggers and Uvicorn's, as a production process makes them.
@@ -200,7 +201,7 @@ def test_lines_below_the_level_cost_no_rendering(
         raise AssertionError("a line below the level was rendered")
 
     caplog.set_level(logging.ERROR, logger="mcp")
-    monkeypatch.setattr(exchange, "_shown", rendered)
+    monkeypatch.setattr(encoding, "shown", rendered)
     monkeypatch.setattr(jsonrpc, "log_value", rendered)
 
     incoming = exchange.received({"jsonrpc": "2.0", "id": "a", "method": "anything"})

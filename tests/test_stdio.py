@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from mymcp import stdio
-from mymcp.mcp import exchange
+from mymcp.mcp import encoding
+from mymcp.mcp import session as exchange
+from mymcp.transports import stdio
 from tests import modern
 from tests.stdio_session import TIMEOUT, Session
 from tests.synthetic_host import MARKER
@@ -41,7 +42,7 @@ def test_each_answer_is_one_line_of_compact_json(session: Session) -> None:
     assert answer["id"] == 1 and "tools" in answer["result"]
     line = session.raw[0]
     assert line.endswith(b"\n") and line.count(b"\n") == 1
-    assert line == exchange.serialize(answer, 1)[0] + b"\n"
+    assert line == encoding.serialize(answer, 1)[0] + b"\n"
 
 
 def test_a_line_that_is_not_json_gets_a_parse_error_with_a_null_id(session: Session) -> None:

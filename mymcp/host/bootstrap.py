@@ -6,13 +6,15 @@ gate-selected contribution, then composes the runtime. Nothing is written anywhe
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
-from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
 from mymcp.mcp import list_tools
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     HostApiVersion,
     PublicToolBinding,
     parse_manifest_bytes,
@@ -21,7 +23,30 @@ from mymcp.plugin import (
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 SUPPORTED_HOST_API = 1
+
+
+class _Resources:
+    """``importlib.resources.files``, without importing it for a package on disk.
+
+    Importing ``importlib.resources`` costs every start about 5 ms (a fifth of the stdio
+    start's own time); a package installed as files is read from its folder directly.
+    """
+
+    @staticmethod
+    def files(package: str) -> Traversable:
+        location = getattr(importlib.import_module(package), "__file__", None)
+        if location is not None and Path(location).is_file():
+            return Path(location).parent
+        from importlib import resources
+
+        return resources.files(package)
+
+
+resources = _Resources()
 
 
 def build_production_runtime(
@@ -65,11 +90,6 @@ def check_production_setup() -> None:
     Runs after :func:`build_production_runtime`; it only looks and never writes.
     """
     configuration.check_memory_root()
-
-
-def describe_setup_error(error: BaseException) -> list[str] | None:
-    """The lines that tell the operator what is wrong with their setup, or None."""
-    return configuration.describe_startup_error(error)
 
 
 def diagnose_production_setup() -> list[tuple[str, str]]:

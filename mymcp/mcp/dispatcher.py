@@ -7,7 +7,7 @@ the caller's thread; a Tool call, which reads and writes files, comes back as a
 :class:`ToolWork` for the transport to run on a worker thread. ``dispatch`` does both steps
 in one call.
 
-The answers that never change are :class:`~mymcp.mcp.fixed.FixedResult` values built once
+The answers that never change are :class:`~mymcp.mcp.encoding.FixedResult` values built once
 per dispatcher (per protocol revision and era), so a transport writes their bytes without
 encoding them again.
 """
@@ -22,14 +22,14 @@ from typing import Any, Protocol
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import jsonrpc, modern
+from mymcp.mcp.encoding import FixedResult, fixed
 from mymcp.mcp.era import HttpHeaders
-from mymcp.mcp.fixed import FixedResult, fixed
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
 _logger = logging.getLogger("mcp")
 
-Handler = Callable[[Any, dict[str, Any], str | None], JsonObject]
+Handler = Callable[[dict[str, Any]], Any]  # a method's result for the request's params
 # The revision a 2026-07-28 request is answered in once it passed its checks.
 _MODERN_VERSION = settings.MODERN_PROTOCOL_VERSIONS[-1]
 
@@ -80,17 +80,20 @@ class MCPDispatcher:
             version: FixedResult(initialize_result(version))
             for version in {settings.PROTOCOL_VERSION, *settings.SUPPORTED_PROTOCOL_VERSIONS}
         }
+        # A Tool list that cannot be encoded fails per request, with -32603, as it always did.
+        tools = self._tools if self._tools is not None else {"tools": registry.tools}
+        # Each method's result for the request's params. Both tables leave out tools/call,
+        # which prepare() turns into ToolWork first.
         self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
-            "ping": self._empty,
-            "notifications/initialized": self._empty,
-            "tools/list": self._tools_list,
+            "ping": lambda params: _EMPTY,
+            "notifications/initialized": lambda params: _EMPTY,
+            "tools/list": lambda params: tools,
         }
-        # 2026-07-28: the methods and, for the cacheable ones, their time to live. Both
-        # tables leave out tools/call, which prepare() turns into ToolWork first.
+        # 2026-07-28: the methods and, for the cacheable ones, their time to live.
         self._modern_methods: dict[str, tuple[Handler, int | None]] = {
-            modern.DISCOVER: (self._discover, modern.DISCOVER_TTL_MS),
-            "tools/list": (self._tools_list, modern.TOOLS_LIST_TTL_MS),
+            modern.DISCOVER: (lambda params: self._discovery, modern.DISCOVER_TTL_MS),
+            "tools/list": (lambda params: tools, modern.TOOLS_LIST_TTL_MS),
         }
 
     def dispatch(self, message: Any, *, protocol_version: str | None = None) -> JsonObject | None:
@@ -124,7 +127,7 @@ class MCPDispatcher:
             return jsonrpc.error(
                 request_id, jsonrpc.METHOD_NOT_FOUND, _named("Unknown method", method)
             )
-        return _run(handler, request_id, params, protocol_version, method)
+        return _run(handler, request_id, params, method)
 
     def prepare_modern(self, message: Any, headers: HttpHeaders | None = None) -> Prepared:
         """The 2026-07-28 answer to ``message`` (None for a notification); a Tool call comes
@@ -144,7 +147,7 @@ class MCPDispatcher:
         if entry is None:
             return modern.not_found(request_id, method)
         handler, ttl_ms = entry
-        response = _run(handler, request_id, params, _MODERN_VERSION, method)
+        response = _run(handler, request_id, params, method)
         return modern.completed(response, ttl_ms=ttl_ms)
 
     def _tool_work(
@@ -181,24 +184,8 @@ class MCPDispatcher:
             result = {key: value for key, value in result.items() if key != STRUCTURED_CONTENT}
         return jsonrpc.result(request_id, result)
 
-    def _discover(self, request_id: Any, params: dict[str, Any], version: str | None) -> JsonObject:
-        return jsonrpc.result(request_id, self._discovery)
-
-    def _initialize(
-        self, request_id: Any, params: dict[str, Any], version: str | None
-    ) -> JsonObject:
-        negotiated = negotiate_protocol_version(params.get("protocolVersion"))
-        return jsonrpc.result(request_id, self._initialize_results[negotiated])
-
-    def _empty(self, request_id: Any, params: dict[str, Any], version: str | None) -> JsonObject:
-        return jsonrpc.result(request_id, _EMPTY)
-
-    def _tools_list(
-        self, request_id: Any, params: dict[str, Any], version: str | None
-    ) -> JsonObject:
-        # A Tool list that cannot be encoded fails per request, with -32603, as it always did.
-        tools = self._tools if self._tools is not None else {"tools": self._registry.tools}
-        return jsonrpc.result(request_id, tools)
+    def _initialize(self, params: dict[str, Any]) -> Any:
+        return self._initialize_results[negotiate_protocol_version(params.get("protocolVersion"))]
 
 
 def _settled(prepared: Prepared) -> JsonObject | None:
@@ -213,11 +200,9 @@ def _completed_call(call: Callable[[], JsonObject]) -> JsonObject:
     return modern.completed(call())
 
 
-def _run(
-    handler: Handler, request_id: Any, params: dict[str, Any], version: str | None, method: Any
-) -> JsonObject:
+def _run(handler: Handler, request_id: Any, params: dict[str, Any], method: Any) -> JsonObject:
     try:
-        return handler(request_id, params, version)
+        return jsonrpc.result(request_id, handler(params))
     except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error
         _logger.error("handler failed method=%s", jsonrpc.log_value(method))
         return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")

@@ -10,6 +10,7 @@ only a body that cannot be read or a refused revision header changes the status.
 | --- | --- | --- | --- |
 | body is not JSON | -32700 | 400 | 400 |
 | body over 1 MiB | -32600 | 413 | 413 |
+| stdio line over 1 MiB (no status: stdio) | -32600 | 413 | 413 |
 | ``MCP-Protocol-Version`` names no revision served (no envelope) | -32600 | 400 | (never) |
 | not a request (batch, bad id or method) | -32600 | 200 | 400 |
 | unknown or removed method | -32601 | 200 | 404 |
@@ -49,6 +50,7 @@ TOO_LARGE = ProtocolError(jsonrpc.INVALID_REQUEST, 413, 413, "Request body too l
 UNSUPPORTED_HEADER = ProtocolError(
     jsonrpc.INVALID_REQUEST, 400, 400, "Unsupported protocol version"
 )
+LINE_TOO_LARGE = ProtocolError(jsonrpc.INVALID_REQUEST, 413, 413, "Message too large")  # stdio
 
 # Errors of a dispatched message, told apart by their code.
 INVALID_REQUEST = ProtocolError(jsonrpc.INVALID_REQUEST, 200, 400)

@@ -1,10 +1,12 @@
-"""JSON-RPC 2.0 envelopes: decoding request bodies, named error codes, response builders."""
+"""JSON-RPC 2.0 envelopes: decoding request bodies, named error codes, response builders.
+
+A response's bytes are written by ``mymcp.mcp.encoding``.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from mymcp import jsonvalue
@@ -35,59 +37,6 @@ def decode_body(body: bytes) -> Any:
         return jsonvalue.decode(body.decode("utf-8" if utf8 else json.detect_encoding(body)))
     except (ValueError, TypeError):
         raise ParseError("Parse error") from None
-
-
-class EncodedObject(dict[str, Any]):
-    """A JSON object handed over together with its compact, ASCII-only JSON text.
-
-    A handler that already holds the text of a large member of its result (a Tool's
-    structured payload, whose text it also sends as the text item) wraps the member in this,
-    and :func:`encode_message` writes the text instead of encoding the object a second time.
-    The text must be exactly ``json.dumps(obj, separators=(",", ":"), ensure_ascii=True)``;
-    neither may change afterwards.
-    """
-
-    def __init__(self, value: Mapping[str, Any], text: str) -> None:
-        super().__init__(value)
-        self.json_text = text
-
-
-def encode_message(message: Mapping[str, Any], *, ensure_ascii: bool) -> str:
-    """The compact JSON text of a response, exactly as ``json.dumps`` writes it (and raises).
-
-    Members of ``result`` that are :class:`EncodedObject` values are written as their kept
-    text whenever that is the same text ``json.dumps`` would write.
-    """
-    members = message.get("result")
-    if not isinstance(members, dict) or not _splices(message, members):
-        return _dumps(message, ensure_ascii)
-    head = _dumps({key: value for key, value in message.items() if key != "result"}, ensure_ascii)
-    body = ",".join(
-        f"{_dumps(key, ensure_ascii)}:{_member_text(value, ensure_ascii)}"
-        for key, value in members.items()
-    )
-    return f'{head[:-1]},"result":{{{body}}}}}'
-
-
-def _member_text(value: Any, ensure_ascii: bool) -> str:
-    # Without a \u escape the ASCII text is also the raw UTF-8 one: nothing in it is non-ASCII.
-    if isinstance(value, EncodedObject) and (ensure_ascii or "\\u" not in value.json_text):
-        return value.json_text
-    return _dumps(value, ensure_ascii)
-
-
-def _splices(message: Mapping[str, Any], members: dict[Any, Any]) -> bool:
-    """Whether ``message`` is an envelope whose ``result`` (its last key) holds encoded members."""
-    return (
-        len(message) > 1
-        and list(message)[-1] == "result"
-        and all(isinstance(key, str) for key in members)
-        and any(isinstance(value, EncodedObject) for value in members.values())
-    )
-
-
-def _dumps(value: Any, ensure_ascii: bool) -> str:
-    return jsonvalue.encode(value, ensure_ascii=ensure_ascii)
 
 
 def result(request_id: Any, payload: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.fixed import FixedResult
+from mymcp.mcp.encoding import FixedResult
 from mymcp.mcp.tool_registry import ToolRegistration, tool_annotations
 
 NAME = "list_tools"

@@ -38,13 +38,13 @@ from typing import Any
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import jsonrpc
+from mymcp.mcp.encoding import FixedResult
 from mymcp.mcp.era import (
     CLIENT_CAPABILITIES_KEY,
     PROTOCOL_VERSION_KEY,
     SERVER_INFO_KEY,
     HttpHeaders,
 )
-from mymcp.mcp.fixed import FixedResult
 from mymcp.mcp.instructions import INSTRUCTIONS
 
 DISCOVER = "server/discover"

@@ -19,7 +19,7 @@ from mymcp import cli
 from mymcp.plugins.mnemosyne.memory import errors, lifecycle, remember, revise
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
-from mymcp.routes import security
+from mymcp.transports import http as security
 from tests.docs.markdown import DOCUMENTS, ROOT, anchors, blocks, prose
 from tests.helpers import McpClient
 

@@ -18,7 +18,7 @@ from mymcp.app import create_app
 from mymcp.host import bootstrap
 from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
 from mymcp.mcp import list_tools
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     HostToolOrigin,
     PluginContractError,
     PluginContractErrorCode,

@@ -12,7 +12,7 @@ import pytest
 from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
 from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolRegistry
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ConsentRequirement,
     HostToolOrigin,
     PluginId,

@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 from mymcp.app import create_app
 from mymcp.host import HostRuntime, build_host_runtime
 from mymcp.mcp import list_tools
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ActivatedTool,
     ConsentRequirement,
     PluginContribution,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.mcp import jsonrpc
-from mymcp.mcp.jsonrpc import EncodedObject
+from mymcp.mcp import encoding, jsonrpc
+from mymcp.mcp.encoding import EncodedObject
 from tests.json_strategies import json_scalars, json_values
 
 SCALARS = json_scalars()
@@ -46,7 +46,7 @@ def test_a_response_without_encoded_members_is_plain_compact_json(ensure_ascii: 
     ]
 
     for response in responses:
-        assert jsonrpc.encode_message(response, ensure_ascii=ensure_ascii) == _plain(
+        assert encoding.encode_message(response, ensure_ascii=ensure_ascii) == _plain(
             response, ensure_ascii
         )
 
@@ -55,7 +55,7 @@ def test_an_encoded_member_is_written_as_its_text_in_key_order() -> None:
     payload = {"status": "ok", "n": 1}
     response = _tool_response(3, payload, is_error=True)
 
-    text = jsonrpc.encode_message(response, ensure_ascii=False)
+    text = encoding.encode_message(response, ensure_ascii=False)
 
     assert text == _plain(
         {
@@ -75,7 +75,7 @@ def test_the_members_text_is_used_as_given_not_encoded_again() -> None:
     # The text is trusted: a deliberately different (but valid) text shows which one is sent.
     response = jsonrpc.result(1, {"structuredContent": EncodedObject({"a": 1}, '{"a": 1}')})
 
-    assert jsonrpc.encode_message(response, ensure_ascii=False) == (
+    assert encoding.encode_message(response, ensure_ascii=False) == (
         '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"a": 1}}}'
     )
 
@@ -84,7 +84,7 @@ def test_an_id_that_looks_like_a_result_member_is_encoded_normally() -> None:
     request_id = {"structuredContent": None, "result": [1]}
     response = _tool_response(request_id, {"k": "v"}, is_error=False)
 
-    decoded = json.loads(jsonrpc.encode_message(response, ensure_ascii=False))
+    decoded = json.loads(encoding.encode_message(response, ensure_ascii=False))
 
     assert decoded["id"] == request_id
     assert decoded["result"]["structuredContent"] == {"k": "v"}
@@ -101,14 +101,14 @@ def test_an_id_that_looks_like_a_result_member_is_encoded_normally() -> None:
 def test_shapes_other_than_an_envelope_ending_in_result_are_encoded_plainly(
     message: dict[Any, Any],
 ) -> None:
-    assert jsonrpc.encode_message(message, ensure_ascii=False) == _plain(message, False)
+    assert encoding.encode_message(message, ensure_ascii=False) == _plain(message, False)
 
 
 def test_an_unencodable_id_still_raises_for_the_caller_to_map() -> None:
     response = _tool_response(float("nan"), {"k": 1}, is_error=False)
 
     with pytest.raises(ValueError):
-        jsonrpc.encode_message(response, ensure_ascii=False)
+        encoding.encode_message(response, ensure_ascii=False)
 
 
 @settings(max_examples=200, deadline=None)
@@ -118,7 +118,7 @@ def test_a_tool_response_is_byte_for_byte_what_plain_encoding_writes(
 ) -> None:
     response = _tool_response(request_id, payload, is_error=is_error)
 
-    spliced = jsonrpc.encode_message(response, ensure_ascii=ensure_ascii)
+    spliced = encoding.encode_message(response, ensure_ascii=ensure_ascii)
 
     assert spliced == _plain(response, ensure_ascii)
 
@@ -127,7 +127,7 @@ def test_non_ascii_in_an_encoded_member_is_still_written_as_raw_utf8() -> None:
     payload = {"title": "caf\u00e9 \u2028", "n": 1}
     response = _tool_response(5, payload, is_error=False)
 
-    text = jsonrpc.encode_message(response, ensure_ascii=False)
+    text = encoding.encode_message(response, ensure_ascii=False)
 
     assert text == _plain(response, False)
     assert '"structuredContent":{"title":"caf\u00e9 \u2028","n":1}' in text

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mymcp.mcp import exchange, jsonrpc
+from mymcp.mcp import encoding, jsonrpc
+from mymcp.mcp import session as exchange
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
@@ -25,7 +26,7 @@ def test_an_answer_is_one_line_of_json_that_decodes_to_the_envelope(
 ) -> None:
     envelope = jsonrpc.result(request_id, payload)
 
-    body, sent = exchange.serialize(envelope, request_id)
+    body, sent = encoding.serialize(envelope, request_id)
 
     assert b"\n" not in body and b"\r" not in body
     assert sent is envelope
@@ -33,7 +34,7 @@ def test_an_answer_is_one_line_of_json_that_decodes_to_the_envelope(
 
 
 def test_an_unencodable_answer_becomes_an_internal_error_with_its_id() -> None:
-    body, sent = exchange.serialize(jsonrpc.result(7, {"value": object()}), 7)
+    body, sent = encoding.serialize(jsonrpc.result(7, {"value": object()}), 7)
 
     assert json.loads(body) == sent == jsonrpc.error(7, jsonrpc.INTERNAL_ERROR, "Internal error")
 
@@ -43,13 +44,13 @@ def test_an_id_that_cannot_be_encoded_falls_back_to_null() -> None:
     for _ in range(5000):
         request_id = [request_id]
 
-    body, _ = exchange.serialize(jsonrpc.result(request_id, {"value": float("nan")}), request_id)
+    body, _ = encoding.serialize(jsonrpc.result(request_id, {"value": float("nan")}), request_id)
 
     assert json.loads(body)["id"] is None
 
 
 def test_error_body_has_a_null_id() -> None:
-    assert json.loads(exchange.error_body(jsonrpc.PARSE_ERROR, "Parse error")) == {
+    assert json.loads(encoding.error_body(jsonrpc.PARSE_ERROR, "Parse error")) == {
         "jsonrpc": "2.0",
         "id": None,
         "error": {"code": -32700, "message": "Parse error"},

@@ -11,10 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mymcp import settings
-from mymcp.mcp import exchange, fixed, jsonrpc, list_tools
+from mymcp.mcp import encoding, jsonrpc, list_tools
+from mymcp.mcp import encoding as fixed
 from mymcp.mcp.dispatcher import MCPDispatcher, ToolWork
+from mymcp.mcp.encoding import FixedResult
 from mymcp.mcp.era import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
-from mymcp.mcp.fixed import FixedResult
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
 from tests.synthetic_host import runtime_for, tool_definition
 
@@ -44,7 +45,7 @@ TOOLS = [
 def plain_bytes(envelope: dict[str, Any]) -> bytes:
     """What the ordinary encoder writes for ``envelope`` once nothing in it is fixed."""
     ordinary = {**envelope, "result": copy.deepcopy(dict(envelope["result"]))}
-    body, sent = exchange.serialize(ordinary, ordinary["id"])
+    body, sent = encoding.serialize(ordinary, ordinary["id"])
     assert fixed.splice(ordinary) is None
     return body if sent is ordinary else b"<fallback> " + body
 
@@ -87,7 +88,7 @@ def modern_fixed_answers(request_id: int | str) -> list[dict[str, Any]]:
 def test_every_fixed_answer_is_written_exactly_as_the_plain_encoding(request_id: Any) -> None:
     for envelope in fixed_answers(request_id):
         assert type(envelope["result"]) is FixedResult
-        body, sent = exchange.serialize(envelope, request_id)
+        body, sent = encoding.serialize(envelope, request_id)
         assert sent is envelope or fixed.splice(envelope) is None
         assert body == plain_bytes(envelope)
 
@@ -98,7 +99,7 @@ def test_every_fixed_answer_of_2026_07_28_is_written_exactly_as_the_plain_encodi
 ) -> None:
     for envelope in modern_fixed_answers(request_id):
         assert type(envelope["result"]) is FixedResult
-        body, _ = exchange.serialize(envelope, request_id)
+        body, _ = encoding.serialize(envelope, request_id)
         assert body == plain_bytes(envelope)
 
 
@@ -117,7 +118,7 @@ def test_a_spliced_id_is_the_id_as_json_dumps_writes_it(request_id: Any) -> None
 def test_an_id_with_a_lone_surrogate_is_encoded_the_plain_way_with_escapes() -> None:
     envelope = jsonrpc.result("\ud800", FixedResult({"text": "caf\u00e9"}))
 
-    body, _ = exchange.serialize(envelope, "\ud800")
+    body, _ = encoding.serialize(envelope, "\ud800")
 
     assert fixed.splice(envelope) is None
     assert body == b'{"jsonrpc":"2.0","id":"\\ud800","result":{"text":"caf\\u00e9"}}'
@@ -129,7 +130,7 @@ def test_an_id_too_deep_to_encode_still_gets_the_null_id_fallback() -> None:
         request_id = [request_id]
     envelope = jsonrpc.result(request_id, FixedResult({}))
 
-    body, _ = exchange.serialize(envelope, request_id)
+    body, _ = encoding.serialize(envelope, request_id)
 
     assert json.loads(body) == jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error")
 
@@ -157,7 +158,7 @@ def test_a_tool_list_that_cannot_be_encoded_still_fails_per_request() -> None:
 
     envelope = dispatcher.prepare({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
     assert envelope is not None and not isinstance(envelope, ToolWork)
-    body, _ = exchange.serialize(envelope, 4)
+    body, _ = encoding.serialize(envelope, 4)
 
     assert json.loads(body) == jsonrpc.error(4, jsonrpc.INTERNAL_ERROR, "Internal error")
 

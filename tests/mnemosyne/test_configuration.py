@@ -743,5 +743,5 @@ def test_resolving_the_root_creates_nothing(home: Path, tmp_path: Path) -> None:
 
 def test_module_has_no_host_or_web_imports() -> None:
     source = Path(configuration.__file__).read_text()
-    for forbidden in ("fastapi", "starlette", "mymcp.host", "mymcp.mcp", "mymcp.routes"):
+    for forbidden in ("fastapi", "starlette", "mymcp.host", "mymcp.mcp", "mymcp.transports"):
         assert forbidden not in source

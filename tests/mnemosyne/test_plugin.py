@@ -6,7 +6,7 @@ import re
 from importlib import resources
 
 from mymcp.mcp.instructions import INSTRUCTIONS
-from mymcp.plugin import parse_manifest_bytes
+from mymcp.plugin_api import parse_manifest_bytes
 from mymcp.plugins.mnemosyne.configuration import MutationSettings
 from mymcp.plugins.mnemosyne.plugin import (
     build_mnemosyne_contribution,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ActivatedTool,
     AuthorityDeclaration,
     CapabilityDeclaration,

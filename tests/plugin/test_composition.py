@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mymcp.mcp.tool_registry import ToolRegistration
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ActivatedTool,
     ComposedToolSurface,
     ConsentRequirement,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-import mymcp.plugin as plugin_package
-from mymcp.plugin import composition, contracts, definition, manifest
-from mymcp.plugin.contracts import (
+import mymcp.plugin_api as plugin_package
+from mymcp.plugin_api import composition, contracts, definition, manifest
+from mymcp.plugin_api.contracts import (
     ActivatedTool,
     CapabilityKind,
     CapabilityLocalId,

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     PluginContractError,
     PluginContractErrorCode,
     PluginDefinition,

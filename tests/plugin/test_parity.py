@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ConsentRequirement,
     HostApiRange,
     HostApiVersion,

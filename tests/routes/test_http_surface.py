@@ -23,8 +23,8 @@ from mymcp import settings
 from mymcp.app import create_app
 from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolRegistry
-from mymcp.routes import mcp as mcp_route
-from mymcp.routes.security import HttpSecurity
+from mymcp.transports import base as mcp_route
+from mymcp.transports.http import HttpSecurity
 from tests.synthetic_host import BASE_URL, SyntheticHost, build_host, runtime_for, tool_definition
 
 MIB = 1024 * 1024

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mymcp.mcp.instructions import INSTRUCTIONS
-from mymcp.routes.security import HttpSecurity
+from mymcp.transports.http import HttpSecurity
 from tests import modern
 from tests.synthetic_host import MARKER, SyntheticHost, build_host
 

@@ -17,7 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from mymcp.app import create_app
-from mymcp.routes import mcp as mcp_route
+from mymcp.transports import base as mcp_route
 from tests import modern
 from tests.synthetic_host import BASE_URL, SyntheticHost, runtime_for, tool_definition
 

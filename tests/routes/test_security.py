@@ -8,8 +8,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from mymcp.app import create_app
-from mymcp.routes.security import HttpSecurity
-from tests.synthetic_host import SyntheticHost, build_host, synthetic_runtime
+from mymcp.transports.http import HttpSecurity
+from tests.synthetic_host import (
+    SyntheticHost,
+    build_host,
+    synthetic_runtime,
+)
 
 CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
+from mymcp.plugin_api.setup import SetupError
 from mymcp.plugins.mnemosyne.memory.files import read_at_most
 
 try:
@@ -40,7 +41,6 @@ __all__ = [
     "SettingsError",
     "SettingsProblem",
     "check_memory_root",
-    "describe_startup_error",
     "gate_variable_values",
     "load_mutation_settings",
     "memory_root_problem",
@@ -120,7 +120,7 @@ class SettingsProblem(NamedTuple):
         return f"{where}: {self.text}"
 
 
-class SettingsError(Exception):
+class SettingsError(SetupError):
     """The settings file was refused; ``code`` names why and the text is a fixed sentence.
 
     The text never carries file contents, parser detail, OS error text or the path. Those go
@@ -147,7 +147,7 @@ def _settings_note(source: Path, problems: tuple[SettingsProblem, ...]) -> str:
     return note
 
 
-class MemoryRootError(Exception):
+class MemoryRootError(SetupError):
     """The memory root exists but cannot be served. The text is fixed; a note says where and why."""
 
     def __init__(self, root: Path, problem: str, source: str) -> None:
@@ -175,7 +175,8 @@ def load_mutation_settings(
     """Resolve the mutation gates from the environment and, if needed, the settings file.
 
     Raises ``ValueError`` for a gate variable that is not exactly ``true`` or ``false`` (before
-    any file access) and ``SettingsError`` for a settings file that fails any check.
+    any file access; its ``setup_hint`` says what to do) and ``SettingsError`` for a settings
+    file that fails any check.
     """
     env = os.environ if environ is None else environ
     from_env = _parse_environment(env)
@@ -200,13 +201,13 @@ def _parse_environment(env: Mapping[str, str]) -> dict[str, bool]:
     keys = dict(GATE_VARIABLES)
     for variable, value in gate_variable_values(env).items():
         if value is None:
-            raise ValueError(_gate_error(variable))
+            # A plain ValueError, as the Uvicorn factory's traceback has always named it.
+            error = ValueError(f"{variable} must be 'true' or 'false'")
+            hint = f"{variable} is set in the server's environment; make it true or false, "
+            error.setup_hint = hint + "or unset it"  # type: ignore[attr-defined]
+            raise error
         parsed[keys[variable]] = value
     return parsed
-
-
-def _gate_error(variable: str) -> str:
-    return f"{variable} must be 'true' or 'false'"
 
 
 def _home_directory(env: Mapping[str, str]) -> Path:
@@ -222,8 +223,6 @@ def _expand_user(value: str, env: Mapping[str, str]) -> Path:
 
 
 # --- startup checks ----------------------------------------------------------------------
-
-_GATE_ERRORS = {_gate_error(variable): variable for variable, _ in GATE_VARIABLES}
 
 
 def check_memory_root(environ: Mapping[str, str] | None = None) -> None:
@@ -269,21 +268,6 @@ def memory_root_problem(root: Path) -> str | None:
         mode = stat.S_IMODE(status.st_mode)
         return f"cannot be read by this user (mode {mode:04o}); run: chmod u+rx {root}"
     return None
-
-
-def describe_startup_error(error: BaseException) -> list[str] | None:
-    """What to tell the operator about a startup failure caused by their setup, or None.
-
-    The first line is the error's fixed sentence; the rest say where the problem is and what
-    to do. Any other error (a bug, a damaged installation) is None and keeps its traceback.
-    """
-    if isinstance(error, (SettingsError, MemoryRootError)):
-        return [str(error), *getattr(error, "__notes__", ())]
-    variable = _GATE_ERRORS.get(str(error)) if type(error) is ValueError else None
-    if variable is None:
-        return None
-    hint = f"{variable} is set in the server's environment; make it true or false, or unset it"
-    return [str(error), hint]
 
 
 # --- the settings file -------------------------------------------------------------------

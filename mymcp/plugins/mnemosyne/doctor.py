@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mymcp.plugin_api.setup import FAIL, OK, WARN, Finding
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.configuration import GATE_VARIABLES, ROOT_VARIABLE, SettingsError
 from mymcp.plugins.mnemosyne.memory import discovery, faults, files
@@ -41,9 +42,6 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
 __all__ = ["FAIL", "OK", "WARN", "Finding", "findings"]
-
-OK, WARN, FAIL = "ok", "warn", "fail"
-Finding = tuple[str, str]
 
 _ALL = sys.maxsize  # the doctor counts every candidate, past the store's bound too
 _WRITING_TOOLS = "remember, revise, archive, restore and forget"

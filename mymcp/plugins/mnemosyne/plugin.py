@@ -19,8 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mymcp.mcp.tool_registry import ToolRegistration
-from mymcp.plugin import (
+from mymcp.plugin_api import (
     ActivatedTool,
     AuthorityDeclaration,
     CapabilityDeclaration,
@@ -36,6 +35,7 @@ from mymcp.plugin import (
     PluginId,
     PluginVersion,
     QualifiedCapabilityId,
+    ToolRegistration,
 )
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.configuration import MutationSettings

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mymcp.mcp import jsonrpc
+from mymcp.mcp import encoding, jsonrpc
 from mymcp.plugins.mnemosyne.tools.framework import tool_result
 
 
@@ -25,7 +25,7 @@ def test_the_text_item_is_the_compact_ascii_json_of_the_payload() -> None:
 def test_the_structured_payload_is_sent_as_the_same_text() -> None:
     result = tool_result({"status": "refused", "code": "x"}, is_error=True)
 
-    wire = jsonrpc.encode_message(jsonrpc.result(1, result), ensure_ascii=False)
+    wire = encoding.encode_message(jsonrpc.result(1, result), ensure_ascii=False)
 
     assert wire == (
         '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text",'
@@ -45,7 +45,7 @@ def test_results_decode_to_the_payload_for_a_client_of_either_kind() -> None:
     payload = {"status": "ok", "memories": [{"title": "\u2028\U0001f600"}]}
     result = tool_result(payload, is_error=False)
 
-    wire = json.loads(jsonrpc.encode_message(jsonrpc.result(2, result), ensure_ascii=False))
+    wire = json.loads(encoding.encode_message(jsonrpc.result(2, result), ensure_ascii=False))
 
     assert json.loads(wire["result"]["content"][0]["text"]) == payload
     assert wire["result"]["structuredContent"] == payload

@@ -17,7 +17,6 @@ import errno
 import operator
 import os
 import re
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -326,6 +325,8 @@ def write_temp(dir_fd: int, memory_id: str, payload: bytes) -> str:
 
     On failure the temp file is removed and the ``OSError`` propagates.
     """
+    import secrets  # here: importing it (hmac, hashlib) costs every start 4 ms
+
     name = f".{memory_id}.{''.join(secrets.choice(_TEMP_ALPHABET) for _ in range(8))}.tmp"
     fd = os.open(name, _TEMP_FLAGS, FILE_MODE, dir_fd=dir_fd)
     try:

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.jsonrpc import EncodedObject
-from mymcp.plugin.contracts import ConsentRequirement, ToolEffects
+from mymcp.plugin_api import ConsentRequirement, EncodedObject, ToolEffects
 from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
 from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord

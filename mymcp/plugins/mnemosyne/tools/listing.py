@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.jsonrpc import EncodedObject
+from mymcp.plugin_api import EncodedObject
 from mymcp.plugins.mnemosyne.memory.cursors import (
     DEFAULT_PAGE_SIZE,
     MAX_CURSOR_LENGTH,

@@ -16,8 +16,9 @@ from typing import NoReturn, TypeVar
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import list_tools
+from mymcp.mcp.encoding import EncodedObject
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
-from mymcp.plugin.contracts import (
+from mymcp.plugin_api.contracts import (
     ActivatedTool,
     ConsentRequirement,
     HostToolOrigin,
@@ -34,10 +35,12 @@ __all__ = [
     "RESERVED_NAME_PREFIX",
     "ActivatedTool",
     "ComposedToolSurface",
+    "EncodedObject",
     "HostRegistrationFactory",
     "HostToolOrigin",
     "PluginContribution",
     "ToolOrigin",
+    "ToolRegistration",
     "compose_tool_surface",
 ]
 

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any, NoReturn, ParamSpec, TypeGuard, TypeVar
 
 from mymcp import jsonvalue
-from mymcp.plugin.contracts import (
+from mymcp.plugin_api.contracts import (
     CapabilityKind,
     CapabilityLocalId,
     ConsentRequirement,
@@ -27,7 +27,7 @@ from mymcp.plugin.contracts import (
     PluginVersion,
     ToolEffects,
 )
-from mymcp.plugin.definition import (
+from mymcp.plugin_api.definition import (
     ArraySchemaNode,
     AuthorityDeclaration,
     CapabilityDeclaration,

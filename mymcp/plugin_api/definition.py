@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeAlias
 
-from mymcp.plugin.contracts import (
+from mymcp.plugin_api.contracts import (
     CapabilityKind,
     CapabilityLocalId,
     ConsentRequirement,

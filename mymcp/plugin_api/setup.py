@@ -1,0 +1,47 @@
+"""What a plugin tells the operator about their setup: the errors that stop a start, and
+the findings of ``mymcp doctor``.
+
+A mistake the operator can fix (a settings file, a gate variable, the memory root) stops
+the start with a :class:`SetupError`: its text is a fixed sentence and its notes say where
+the problem is and what to do, which the commands print without a traceback
+(:func:`setup_lines`). A ``ValueError`` that must keep its type, because Uvicorn's factory
+traceback has always named it, carries the same in its ``setup_hint``. Any other exception
+is a bug and keeps its traceback.
+
+A doctor finding is ``(level, text)`` with level :data:`OK`, :data:`WARN` or :data:`FAIL`;
+the host prints the host's and the plugin's findings alike (:func:`print_findings`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TextIO
+
+__all__ = ["FAIL", "OK", "WARN", "Finding", "SetupError", "print_findings", "setup_lines"]
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+Finding = tuple[str, str]
+
+
+class SetupError(Exception):
+    """The operator's setup stops the start: a fixed sentence, with notes saying where."""
+
+
+def setup_lines(error: BaseException) -> list[str] | None:
+    """The lines to show for a startup failure the operator can fix, or None for a bug."""
+    if isinstance(error, SetupError):
+        return [str(error), *getattr(error, "__notes__", ())]
+    hint = getattr(error, "setup_hint", None)
+    return [str(error), hint] if isinstance(hint, str) else None
+
+
+def print_findings(found: Iterable[Finding], out: TextIO) -> int:
+    """Print one line per finding and a summary; 1 when anything failed, else 0."""
+    levels = []
+    for level, text in found:
+        print(f"{level:<4}  {text}", file=out)
+        levels.append(level)
+    warnings = levels.count(WARN)
+    summary = f"{levels.count(FAIL)} failed, {warnings} warning{'' if warnings == 1 else 's'}"
+    print(f"doctor: {summary}", file=out)
+    return 1 if FAIL in levels else 0

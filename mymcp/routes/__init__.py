@@ -1,1 +1,0 @@
-"""HTTP routes: the MCP endpoint and the operational endpoints."""

@@ -1,0 +1,1 @@
+"""How MCP messages reach the server: ``http`` and ``stdio`` (standard input and output)."""
