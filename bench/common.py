@@ -233,6 +233,11 @@ class Server:
     # The CPUs the server may run on (``taskset -c``), where taskset exists.
     cpus: str | None = None
     health_path: str = "/health"
+    # Another checkout of MyMCP to serve from (say, a ``git worktree`` of main), instead of
+    # this one; the interpreter and its packages stay the same.
+    checkout: Path | None = None
+    # More variables for the server's environment (say, MNEMOSYNE_MEMORY_CANDIDATE_LIMIT).
+    extra: Mapping[str, str] = field(default_factory=dict)
     _process: subprocess.Popen[bytes] | None = None
     _home: tempfile.TemporaryDirectory[str] | None = None
 
@@ -243,14 +248,16 @@ class Server:
     def __enter__(self) -> Server:
         self._home = tempfile.TemporaryDirectory(prefix="mymcp-bench-home-")
         chosen = gate_environment(**{gate: self.gates.get(gate, False) for gate in GATE_OF})
-        env = child_environment(Path(self._home.name), self.memory_root, chosen)
+        env = child_environment(Path(self._home.name), self.memory_root, {**chosen, **self.extra})
+        if self.checkout is not None:
+            env["PYTHONPATH"] = str(self.checkout)
         self.port = free_port()
         app_dir = ["--app-dir", str(self.app_dir)] if self.app_dir is not None else []
         options = [*app_dir, "--no-access-log", "--log-level", "warning"]
         command = [*pinned(self.cpus), *uvicorn_command(self.port, *options, factory=self.factory)]
         self._process = subprocess.Popen(
             command,
-            cwd=REPO_ROOT,
+            cwd=self.checkout or REPO_ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -308,8 +315,10 @@ class McpHttp:
     envelope and the ``Mcp-Method`` (and ``Mcp-Name``) headers of that revision.
     """
 
-    def __init__(self, server: Server, protocol_version: str | None = None) -> None:
-        self._connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30.0)
+    def __init__(
+        self, server: Server, protocol_version: str | None = None, *, timeout: float = 30.0
+    ) -> None:
+        self._connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
         self._headers = dict(_JSON_HEADERS)
         if protocol_version is not None:
             self._headers["MCP-Protocol-Version"] = protocol_version

@@ -22,6 +22,7 @@ import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
 import recall_quality  # noqa: E402
 import remember  # noqa: E402
+import scale  # noqa: E402
 import startup  # noqa: E402
 import transfer  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
@@ -33,6 +34,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("recall_quality", recall_quality.run),
     ("listing", listing.run),
     ("remember", remember.run),
+    ("scale", scale.run),
     ("policy", policy.run),
     ("eras", eras.run),
     ("protocol", protocol.run),
