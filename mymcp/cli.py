@@ -1,5 +1,5 @@
 """The commands ``mymcp`` (``serve``, ``notebook``, ``stdio``, ``doctor``, ``export``,
-``import``, ``explain``), ``mymcp-dev`` and ``mymcp-test``.
+``import``, ``explain``, ``token``), ``mymcp-dev`` and ``mymcp-test``.
 
 Exit codes: 0 when the command did its work, 1 when the operator's setup stops it (the
 message says where and what to do, without a traceback), 2 for a usage error (an unknown
@@ -22,7 +22,7 @@ from mymcp import settings
 TARGET = "mymcp.app:create_production_app"
 HOST = "127.0.0.1"
 PORT = 8000
-COMMANDS = ("serve", "notebook", "stdio", "doctor", "export", "import", "explain")
+COMMANDS = ("serve", "notebook", "stdio", "doctor", "export", "import", "explain", "token")
 _HELP_OPTIONS = {"-h", "--help", "--version"}
 _DESCRIPTION = (
     "MyMCP: a local MCP server for one person, serving the Mnemosyne memory notebook. "
@@ -50,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int | None:
         return _explain()
     if options.command == "notebook":
         return _notebook_page(options)
+    if options.command == "token":
+        return _token()
     return _serve(options.host, options.port)
 
 
@@ -136,6 +138,15 @@ def _parser() -> argparse.ArgumentParser:
             "Read a text from standard input and say whether Mnemosyne would refuse it as a "
             "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the "
             "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
+        ),
+    )
+    commands.add_parser(
+        "token",
+        help="print the local access token, making it on first use",
+        description=(
+            "Print the access token that 'mymcp serve --require-token' asks HTTP clients for "
+            "(Authorization: Bearer TOKEN), and nothing else. The first use makes it, in "
+            "~/.mnemosyne/token, readable by you alone."
         ),
     )
     return parser
@@ -303,6 +314,17 @@ def _explain() -> int:
     code, lines = explain_content(text)
     print(*lines, sep="\n")
     return code
+
+
+def _token() -> int:
+    from mymcp import access_token
+
+    try:
+        token = access_token.ensure_token()
+    except access_token.TokenFileError as error:
+        return _setup_failure(error)
+    print(token)
+    return 0
 
 
 def _stdio() -> int:

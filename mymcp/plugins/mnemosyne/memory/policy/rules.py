@@ -45,9 +45,16 @@ _DATA: dict[str, dict[str, dict[str, Any]]] = tomllib.loads(
 )
 
 
+def _contract_body(body: str) -> bool:
+    """A body of the contract's provider rules that no documented placeholder stands for."""
+    return not values.placeholder_body(body)
+
+
 def _tokens(group: str, reason: str = CREDENTIAL) -> Iterator[Rule]:
     """The token rules of ``group`` in rules.toml: prefixes, the rest's pattern, and the
-    characters that may not stand before a prefix."""
+    characters that may not stand before a prefix. The contract's own rules store only
+    the placeholder bodies docs/DIFFERENCES.md names; the others any placeholder."""
+    real = _contract_body if group == "contract" else _real
     for id, rule in _DATA[group].items():
         prefixes = rule["prefixes"].split()
         boundary = rule.get("boundary", "A-Za-z0-9")
@@ -56,7 +63,7 @@ def _tokens(group: str, reason: str = CREDENTIAL) -> Iterator[Rule]:
             id,
             reason,
             _token_finder(prefixes, pattern),
-            lambda text, rest: _real(rest),
+            lambda text, rest: real(rest),
             tuple(prefixes),
             True,
         )
@@ -162,7 +169,7 @@ RULES: tuple[Rule, ...] = (
     Rule("keypair-byte-array", PRIVATE_KEY, keys.byte_arrays),
     Rule("seed-phrase", PRIVATE_KEY, keys.seed_phrases, keywords=tuple(keys.SEED_WORDS)),
     # --- credentials: the contract's provider rules ----------------------------------------------
-    Rule("aws-access-key-id", CREDENTIAL, lambda text: _AWS.finditer(text.token_text()), lambda text, m: _real(m.group()[4:]), ("*AKIA", "*ASIA"), tokens=True),
+    Rule("aws-access-key-id", CREDENTIAL, lambda text: _AWS.finditer(text.token_text()), lambda text, m: _contract_body(m.group()[4:]), ("*AKIA", "*ASIA"), tokens=True),
     *_tokens("contract"),
     # --- credentials: more providers -------------------------------------------------------------
     *_tokens("providers"),
