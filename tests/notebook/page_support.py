@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 from starlette.testclient import TestClient
 
 from mymcp.notebook import access_of
@@ -44,10 +44,10 @@ class PageClient:
         self.csrf = self.get("/notebook/api/session").json()["csrf"]
         return self
 
-    def get(self, path: str, **headers: str) -> httpx.Response:
+    def get(self, path: str, **headers: str) -> httpx2.Response:
         return self.http.get(path, headers=headers, follow_redirects=False)
 
-    def post(self, path: str, body: Any, *, csrf: bool = True, **headers: str) -> httpx.Response:
+    def post(self, path: str, body: Any, *, csrf: bool = True, **headers: str) -> httpx2.Response:
         sent = {"content-type": "application/json", **headers}
         if csrf:
             sent.setdefault(CSRF_HEADER, self.csrf)

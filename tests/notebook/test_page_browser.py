@@ -100,7 +100,12 @@ def page(chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any]) -
     context = chromium.new_context(storage_state=session_state["storage"])
     tab = context.new_page()
     dialogs: list[str] = []
-    tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def refuse(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    tab.on("dialog", refuse)
     tab.goto(f"{notebook.base_url}/notebook/")
     tab.wait_for_selector(READY)
     yield tab

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -44,7 +44,7 @@ def visitor(stored: Path, open_page: Callable[..., PageClient]) -> PageClient:
     return open_page()
 
 
-def _memory_text_in(response: httpx.Response) -> bool:
+def _memory_text_in(response: httpx2.Response) -> bool:
     return TITLE in response.text or CONTENT in response.text or "mem_" in response.text
 
 
@@ -188,7 +188,9 @@ def test_a_post_without_the_csrf_header_is_403(page: PageClient, path: str) -> N
 def test_a_post_with_another_session_s_csrf_token_is_403(page: PageClient) -> None:
     other = PageClient(TestClient(page.app, base_url=BASE_URL)).login()
 
-    response = page.post("/notebook/api/search", {"query": "x"}, **{CSRF_HEADER: other.csrf})
+    response = page.http.post(
+        "/notebook/api/search", json={"query": "x"}, headers={CSRF_HEADER: other.csrf}
+    )
 
     assert other.csrf != page.csrf
     assert response.status_code == 403
