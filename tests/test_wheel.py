@@ -14,9 +14,7 @@ pytestmark = pytest.mark.slow  # builds a wheel
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = "mymcp/plugins/mnemosyne/manifest.json"
 WORD_LIST = "mymcp/plugins/mnemosyne/memory/policy/bip39-english.txt"
-POLICY_DATA = [
-    f"mymcp/plugins/mnemosyne/memory/policy/{name}" for name in ("rules.toml", "samples.toml")
-]
+POLICY_DATA = ["mymcp/plugins/mnemosyne/memory/policy/rules.toml"]
 
 
 def test_the_wheel_carries_the_manifest_and_the_entry_points(tmp_path: Path) -> None:
