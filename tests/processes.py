@@ -64,18 +64,23 @@ def child_environment(
     extra: Mapping[str, str] | None = None,
     *,
     base: Mapping[str, str] | None = None,
+    repository: bool = True,
 ) -> dict[str, str]:
     """``base`` (the outer environment) without MyMCP's variables, over a temporary home.
 
     ``memory_root`` None leaves the root to its default below ``home``. The repository comes
-    first on ``PYTHONPATH``; ``extra`` is applied last.
+    first on ``PYTHONPATH``; with ``repository=False`` (an installed MyMCP, which must work
+    alone) there is no ``PYTHONPATH`` at all. ``extra`` is applied last.
     """
     outer = os.environ if base is None else base
     env = {key: value for key, value in outer.items() if not key.startswith(SCRUBBED_PREFIXES)}
     env.update(HOME=str(home), PYTHONUNBUFFERED="1")
     if memory_root is not None:
         env[configuration.ROOT_VARIABLE] = str(memory_root)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    if repository:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    else:
+        env.pop("PYTHONPATH", None)
     env.update(extra or {})
     return env
 

@@ -1,0 +1,39 @@
+"""One version, in mymcp/settings.py: the package, /version and serverInfo use it.
+
+The wheel's own metadata is checked in test_wheel.py, where it is built.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import tomllib
+from collections.abc import Callable
+
+from mymcp import settings
+from tests.helpers import McpClient
+from tests.processes import REPO_ROOT
+
+
+def test_the_package_version_is_read_from_settings() -> None:
+    with (REPO_ROOT / "pyproject.toml").open("rb") as handle:
+        pyproject = tomllib.load(handle)
+
+    assert "version" not in pyproject["project"]
+    assert pyproject["project"]["dynamic"] == ["version"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "mymcp.settings.SERVER_VERSION"
+    }
+
+
+def test_the_installed_metadata_names_the_settings_version() -> None:
+    assert importlib.metadata.version("mymcp") == settings.SERVER_VERSION
+
+
+def test_version_and_server_info_name_the_settings_version(
+    mcp: Callable[..., McpClient],
+) -> None:
+    client = mcp()
+    initialized = client.rpc("initialize", {"protocolVersion": "2025-11-25"})
+
+    assert client.http.get("/version").json()["version"] == settings.SERVER_VERSION
+    assert initialized["result"]["serverInfo"]["version"] == settings.SERVER_VERSION
