@@ -317,9 +317,9 @@
     }
     const payload = answer.answer;
     if (answer.is_error && payload.code === "revision_conflict") {
-      notice(STALE);
       await loadOverview().catch(failed);
       await inspect(args.reference, el("p", { class: "problem", role: "alert" }, STALE));
+      notice(STALE);
       return false;
     }
     if (answer.is_error) {
@@ -328,13 +328,14 @@
       where.replaceChildren(shown);
       return false;
     }
-    notice(DONE[payload.status] || "Done: " + payload.status + ".");
     await loadOverview().catch(failed);
     if (role === "forget") {
       byId("detail-body").replaceChildren(el("p", { class: "hint" }, DONE.forgotten));
     } else {
       await inspect(canonicalReference(payload.reference));
     }
+    // Said last, once the page shows the notebook as the change left it.
+    notice(DONE[payload.status] || "Done: " + payload.status + ".");
     return true;
   }
 
