@@ -50,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int | None:
         return _explain()
     if options.command == "token":
         return _token()
+    if getattr(options, "require_token", False):
+        failed = _require_token()
+        if failed:
+            return failed
     return _serve(options.host, options.port)
 
 
@@ -108,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
     )
     _add_address_options(serve, "serve on")
+    add_token_option(serve)
     commands.add_parser(
         "stdio",
         help="serve MCP over standard input and output, for clients that start the server",
@@ -206,6 +211,29 @@ def _add_address_options(parser: argparse.ArgumentParser, verb: str) -> None:
     )
 
 
+def add_token_option(parser: argparse.ArgumentParser) -> None:
+    """``--require-token``, for every command that serves HTTP."""
+    parser.add_argument(
+        "--require-token",
+        action="store_true",
+        help="require the access token that 'mymcp token' prints on every request to /mcp "
+        "(Authorization: Bearer TOKEN); the same as MYMCP_REQUIRE_TOKEN=true",
+    )
+
+
+def _require_token() -> int | None:
+    """``--require-token``: the server reads the setting from its environment, so the option
+    sets it there (over ``false``); a bad value already there still stops the start."""
+    from mymcp import access_token
+
+    try:
+        access_token.require_token()
+    except access_token.RequireTokenError as error:
+        return _setup_failure(error)
+    os.environ[access_token.REQUIRE_TOKEN_VARIABLE] = "true"
+    return None
+
+
 def _loopback_host(value: str) -> str:
     if value.lower() == "localhost":
         return value
@@ -216,7 +244,7 @@ def _loopback_host(value: str) -> str:
     if address is None or not address.is_loopback:
         raise argparse.ArgumentTypeError(
             "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
-            "MyMCP has no authentication and serves only the person at this machine"
+            "MyMCP serves only the person at this machine"
         )
     return str(address)
 
