@@ -121,3 +121,15 @@ def test_the_option_still_refuses_a_bad_value(
     assert capsys.readouterr().err.splitlines()[0] == (
         "mymcp: MYMCP_REQUIRE_TOKEN must be 'true' or 'false'"
     )
+
+
+def test_the_notebook_command_takes_the_option_too(
+    served: list[str | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def page(options: object) -> None:
+        served.append(os.environ.get(access_token.REQUIRE_TOKEN_VARIABLE))
+
+    monkeypatch.setattr(cli, "_notebook_page", page)
+
+    assert cli.main(["notebook", "--no-browser", "--require-token"]) is None
+    assert served == ["true"]
