@@ -16,9 +16,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from mymcp import access_token
-from tests.conftest import BASE_URL
 from tests.docs.markdown import ROOT, Block, blocks
 from tests.processes import INITIALIZE, child_environment, finished, mymcp_command
+from tests.synthetic_host import BASE_URL
 
 GUIDE = ROOT / "docs" / "CLIENTS.md"
 SECTION = "## When the server requires the access token"

@@ -16,10 +16,9 @@ from starlette.testclient import TestClient
 from mymcp import access_token
 from mymcp.app import create_app, create_production_app
 from mymcp.transports.http import HttpSecurity
-from tests.conftest import BASE_URL
 from tests.modern import headers as modern_headers
 from tests.modern import request as modern_request
-from tests.synthetic_host import SyntheticHost, build_host, synthetic_runtime
+from tests.synthetic_host import BASE_URL, SyntheticHost, build_host, synthetic_runtime
 
 TOKEN = "Zq3" + "x7-_" * 10
 CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'
