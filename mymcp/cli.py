@@ -1,5 +1,5 @@
-"""The commands ``mymcp`` (``serve``, ``stdio``, ``doctor``, ``export``, ``import``,
-``explain``), ``mymcp-dev`` and ``mymcp-test``.
+"""The commands ``mymcp`` (``serve``, ``notebook``, ``stdio``, ``doctor``, ``export``,
+``import``, ``explain``, ``token``), ``mymcp-dev`` and ``mymcp-test``.
 
 Exit codes: 0 when the command did its work, 1 when the operator's setup stops it (the
 message says where and what to do, without a traceback), 2 for a usage error (an unknown
@@ -14,7 +14,7 @@ import importlib.util
 import ipaddress
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
 from mymcp import settings
@@ -22,7 +22,7 @@ from mymcp import settings
 TARGET = "mymcp.app:create_production_app"
 HOST = "127.0.0.1"
 PORT = 8000
-COMMANDS = ("serve", "stdio", "doctor", "export", "import", "explain")
+COMMANDS = ("serve", "notebook", "stdio", "doctor", "export", "import", "explain", "token")
 _HELP_OPTIONS = {"-h", "--help", "--version"}
 _DESCRIPTION = (
     "MyMCP: a local MCP server for one person, serving the Mnemosyne memory notebook. "
@@ -48,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int | None:
         return _notebook_command(options)
     if options.command == "explain":
         return _explain()
+    if options.command == "notebook":
+        return _notebook_page(options)
+    if options.command == "token":
+        return _token()
     return _serve(options.host, options.port)
 
 
@@ -106,6 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
     )
     _add_address_options(serve, "serve on")
+    _add_page_command(commands)
     commands.add_parser(
         "stdio",
         help="serve MCP over standard input and output, for clients that start the server",
@@ -135,7 +140,35 @@ def _parser() -> argparse.ArgumentParser:
             "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
         ),
     )
+    commands.add_parser(
+        "token",
+        help="print the local access token, making it on first use",
+        description=(
+            "Print the access token that 'mymcp serve --require-token' asks HTTP clients for "
+            "(Authorization: Bearer TOKEN), and nothing else. The first use makes it, in "
+            "~/.mnemosyne/token, readable by you alone."
+        ),
+    )
     return parser
+
+
+def _add_page_command(commands: Any) -> None:
+    page = commands.add_parser(
+        "notebook",
+        help="serve as 'serve' does, and open your notebook's page in the browser",
+        description=(
+            "Serve MCP over HTTP exactly as 'mymcp serve' does, and the notebook page beside "
+            "it. Once the server listens, the first line on standard output is the page's "
+            "address with a login link that works once, for five minutes; the default "
+            "browser opens it unless --no-browser is given."
+        ),
+    )
+    _add_address_options(page, "serve on")
+    page.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="only print the address; open it in a browser of this machine yourself",
+    )
 
 
 def _add_notebook_commands(commands: Any) -> None:
@@ -222,8 +255,27 @@ def _port(value: str) -> int:
 def _serve(host: str, port: int, **options: Any) -> int | None:
     import uvicorn
 
+    return _hosted(
+        host, port, lambda: uvicorn.run(TARGET, host=host, port=port, factory=True, **options)
+    )
+
+
+def _notebook_page(options: argparse.Namespace) -> int | None:
+    from mymcp.app import create_production_app
+    from mymcp.notebook.launch import serve_with_login
+
+    host, port, open_browser = options.host, options.port, not options.no_browser
+    return _hosted(
+        host,
+        port,
+        lambda: serve_with_login(create_production_app, host, port, open_browser=open_browser),
+    )
+
+
+def _hosted(host: str, port: int, run: Callable[[], None]) -> int | None:
+    """Run the HTTP server; a port in use or a setup mistake is told in plain lines."""
     try:
-        uvicorn.run(TARGET, host=host, port=port, factory=True, **options)
+        run()
     except SystemExit as stopped:  # Uvicorn exits by itself when it cannot bind
         if stopped.code in (0, None) or not _port_taken(host, port):
             raise
@@ -262,6 +314,17 @@ def _explain() -> int:
     code, lines = explain_content(text)
     print(*lines, sep="\n")
     return code
+
+
+def _token() -> int:
+    from mymcp import access_token
+
+    try:
+        token = access_token.ensure_token()
+    except access_token.TokenFileError as error:
+        return _setup_failure(error)
+    print(token)
+    return 0
 
 
 def _stdio() -> int:

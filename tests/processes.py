@@ -64,18 +64,23 @@ def child_environment(
     extra: Mapping[str, str] | None = None,
     *,
     base: Mapping[str, str] | None = None,
+    repository: bool = True,
 ) -> dict[str, str]:
     """``base`` (the outer environment) without MyMCP's variables, over a temporary home.
 
     ``memory_root`` None leaves the root to its default below ``home``. The repository comes
-    first on ``PYTHONPATH``; ``extra`` is applied last.
+    first on ``PYTHONPATH``; with ``repository=False`` (an installed MyMCP, which must work
+    alone) there is no ``PYTHONPATH`` at all. ``extra`` is applied last.
     """
     outer = os.environ if base is None else base
     env = {key: value for key, value in outer.items() if not key.startswith(SCRUBBED_PREFIXES)}
     env.update(HOME=str(home), PYTHONUNBUFFERED="1")
     if memory_root is not None:
         env[configuration.ROOT_VARIABLE] = str(memory_root)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    if repository:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    else:
+        env.pop("PYTHONPATH", None)
     env.update(extra or {})
     return env
 
@@ -198,6 +203,60 @@ def running_server(
         yield server
     finally:
         server.stop()
+
+
+@dataclass
+class LiveNotebook(LiveServer):
+    """A running ``mymcp notebook``: a server, and the login address it printed first."""
+
+    login_url: str = ""
+
+
+@contextmanager
+def running_notebook(
+    base: Path,
+    extra: Mapping[str, str] | None = None,
+    *,
+    options: tuple[str, ...] = ("--no-browser",),
+    timeout: float = STARTUP_TIMEOUT,
+) -> Iterator[LiveNotebook]:
+    """``mymcp notebook`` over ``base/home`` and ``base/memory`` on a free port.
+
+    It yields once the first line of standard output (the login address) has come; the
+    process's standard error goes to ``base/server.log`` and its standard output stays in
+    ``process.stdout`` for the test to read after :meth:`LiveServer.stop`.
+    """
+    home, memory_root = base / "home", base / "memory"
+    home.mkdir(parents=True, exist_ok=True)
+    log_path, port = base / "server.log", free_port()
+    env = child_environment(home, memory_root, extra)
+    command = mymcp_command("notebook", "--port", str(port), *options)
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=log
+        )
+    server = LiveNotebook(process, port, home, memory_root, log_path)
+    try:
+        server.login_url = _first_line(process, timeout, log_path)
+        yield server
+    finally:
+        server.stop()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _first_line(process: subprocess.Popen[bytes], timeout: float, log: Path) -> str:
+    lines: queue.Queue[bytes] = queue.Queue()
+    assert process.stdout is not None
+    stream = process.stdout
+    threading.Thread(target=lambda: lines.put(stream.readline()), daemon=True).start()
+    try:
+        line = lines.get(timeout=timeout)
+    except queue.Empty:
+        raise ServerStartError(_with_log("no address was printed in time", log)) from None
+    if not line:
+        raise ServerStartError(_with_log("the notebook exited during start-up", log))
+    return line.decode("utf-8").rstrip("\n")
 
 
 def finished(

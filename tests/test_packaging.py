@@ -32,7 +32,7 @@ def test_name_version_and_description(pyproject: dict[str, Any]) -> None:
     project = pyproject["project"]
 
     assert project["name"] == "mymcp"
-    assert project["version"] == "0.2.0" == settings.SERVER_VERSION
+    assert settings.SERVER_VERSION == "0.2.0"
     assert project["description"] == (
         "Local-first MCP host for narrowly scoped integrations, with bundled Mnemosyne memory."
     )
@@ -107,10 +107,11 @@ def test_console_scripts(pyproject: dict[str, Any]) -> None:
         assert callable(getattr(importlib.import_module(module), function))
 
 
-def test_the_plugin_manifest_ships_as_package_data(pyproject: dict[str, Any]) -> None:
+def test_every_package_ships_its_data_files(pyproject: dict[str, Any]) -> None:
     package_data = pyproject["tool"]["setuptools"]["package-data"]
 
-    assert package_data["mymcp.plugins.mnemosyne"] == ["manifest.json"]
+    assert list(package_data) == ["*"]  # every package, not a list that new folders miss
+    assert {"*.json", "*.txt", "*.toml", "*.html", "*.css", "*.js"} <= set(package_data["*"])
     manifest = ROOT / "mymcp" / "plugins" / "mnemosyne" / "manifest.json"
     assert json.loads(manifest.read_bytes())["id"] == "mnemosyne"
 

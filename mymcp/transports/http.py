@@ -69,8 +69,17 @@ _logger = logging.getLogger("mcp")
 # --- the app -------------------------------------------------------------------------------
 
 
-def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) -> FastAPI:
-    """An app serving ``runtime``; apps built from different runtimes share nothing."""
+def create_app(
+    runtime: RuntimeLike,
+    *,
+    security: HttpSecurity | None = None,
+    routers: Iterable[RouterFactory] = (),
+) -> FastAPI:
+    """An app serving ``runtime``; apps built from different runtimes share nothing.
+
+    Besides its own routes it includes the router each factory of :data:`ROUTERS` and then
+    of ``routers`` makes for the runtime.
+    """
     security = security or HttpSecurity()
     endpoint = McpEndpoint(runtime)
     app = _McpApp(
@@ -86,7 +95,7 @@ def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) ->
     mcp.add_route(PATH, cast(Any, endpoint), methods=["POST"])
     app.include_router(mcp)
     app.include_router(_router)
-    for factory in ROUTERS:
+    for factory in (*ROUTERS, *routers):
         app.include_router(factory(runtime))
     return app
 

@@ -72,6 +72,7 @@ def test_every_variable_the_code_reads_is_documented_in_the_readme() -> None:
     variables = {variable for variable, _ in configuration.GATE_VARIABLES}
     variables |= {
         configuration.ROOT_VARIABLE,
+        configuration.LIMIT_VARIABLE,
         security.ALLOWED_HOSTS_VARIABLE,
         security.ALLOWED_ORIGINS_VARIABLE,
     }

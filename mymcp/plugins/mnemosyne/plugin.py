@@ -75,11 +75,18 @@ DECLARED_TOOLS: tuple[MemoryTool, ...] = (
 class MnemosyneContext:
     """What every Mnemosyne Tool call shares: one store (and its cache) for the process.
 
-    Without a store given, the first call that needs one makes it, exactly once.
+    Without a store given, the first call that needs one makes it, exactly once, with the
+    operator's candidate limit.
     """
 
-    def __init__(self, store: MemoryStore | None = None) -> None:
+    def __init__(
+        self,
+        store: MemoryStore | None = None,
+        *,
+        candidate_limit: int = configuration.DEFAULT_CANDIDATE_LIMIT,
+    ) -> None:
         self._store = store
+        self._candidate_limit = candidate_limit
         self._lock = threading.Lock()
 
     @property
@@ -89,7 +96,7 @@ class MnemosyneContext:
                 if self._store is None:
                     from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
-                    self._store = MemoryStore()
+                    self._store = MemoryStore(candidate_limit=self._candidate_limit)
         return self._store
 
     def memory_root(self) -> Path:
@@ -126,11 +133,14 @@ def mnemosyne_plugin_definition() -> PluginDefinition:
 
 
 def mnemosyne_contribution() -> PluginContribution:
-    """The contribution for this process: operator gates are resolved here, once.
+    """The contribution for this process: operator settings are resolved here, once.
 
     Once it is built, the Tools' services are imported in the background (:func:`warm_up`).
     """
-    contribution = build_mnemosyne_contribution(configuration.load_mutation_settings())
+    settings = configuration.load_settings()
+    contribution = build_mnemosyne_contribution(
+        settings.gates, candidate_limit=settings.candidate_limit
+    )
     _start_warm_up()
     return contribution
 
@@ -168,10 +178,13 @@ def _start_warm_up() -> None:
 
 
 def build_mnemosyne_contribution(
-    settings: MutationSettings, *, store: MemoryStore | None = None
+    settings: MutationSettings,
+    *,
+    store: MemoryStore | None = None,
+    candidate_limit: int = configuration.DEFAULT_CANDIDATE_LIMIT,
 ) -> PluginContribution:
     """The always-on read Tools plus each mutation Tool whose gate is enabled."""
-    context = MnemosyneContext(store)
+    context = MnemosyneContext(store, candidate_limit=candidate_limit)
     tools = [
         ActivatedTool(
             QualifiedCapabilityId(

@@ -85,6 +85,9 @@ DIFFERENCES = {
     "Authorization: Bearer $TOKEN": "a placeholder credential",
     "https://user:<password>@example.com": "a placeholder password in a URL",
     "AKIAXXXXXXXXXXXXXXXX": "a placeholder body",
+    "AKIA0000000000000000": "a placeholder body",
+    "xoxb-your-token": "a placeholder body",
+    "sk-proj-xxxxxxxxxxxxxxxxxxxx": "a placeholder body",
     "part 123-45-6789": "a label says it is a part number",
     "ISBN 978-0-306-40606-5": "a valid ISBN-13 is no card",
     "1234567812345670": "no card network issues this prefix",
@@ -127,6 +130,13 @@ EXAMPLES = [
     "card 4111111111111111 and ssn 123-45-6789",
     "jwt=eyJhbGciOiJub25lIn0.eyJhIjoxfQ.x",
     "apikey:zzzzzzzz",
+    # AWS's own documentation key is a key shape like any other: the contract refuses it.
+    "aws key AKIAIOSFODNN7EXAMPLE here",
+    "session ASIAIOSFODNN7EXAMPLE",
+    "AKIAIOSFODNN7EXAMPLE",
+    "AKIAEXAMPLEKEY123456",
+    "sk-example-0123456789abcdefghij",
+    "ghp_EXAMPLE0123456789abcdefghij",
     *DIFFERENCES,
 ]
 
@@ -245,6 +255,32 @@ def test_remember_and_revise_refuse_each_with_the_contracts_reason(
             assert reply.is_error, (tool, text)
             assert reply.payload["code"] == "disallowed_content", (tool, text)
             assert (reply.payload["field"], reply.payload["reason"]) == ("content", reason)
+
+
+# The label fields are inspected before the content, and every value before the next: an AWS
+# key shape in a label decides over a later field that another rule would refuse.
+LABELLED = [
+    ("namespace", {"kind": "project", "id": "contract"}, "AKIAIOSFODNN7EXAMPLE"),
+    ("collection", {"id": "notes"}, "ASIAIOSFODNN7EXAMPLE"),
+]
+
+
+@pytest.mark.parametrize(("field", "part", "label"), LABELLED)
+def test_a_key_in_a_label_is_refused_before_the_content(
+    mcp: Callable[..., McpClient], field: str, part: dict[str, str], label: str
+) -> None:
+    assert contract_reason(label) == "credential_shape"
+    client = mcp(remember=True, revise=True)
+    draft = {**_remember("ssn 123-45-6789"), field: {**part, "label": label}}
+    revised = f"{field}_label"
+    change = {**_revise("ssn 123-45-6789"), revised: label}
+    for tool, arguments, reported in (
+        ("memory_remember", draft, field),
+        ("memory_revise", change, revised),
+    ):
+        reply = client.call(tool, arguments)
+        assert reply.payload["status"] == "refused", (tool, reply.payload)
+        assert (reply.payload["field"], reply.payload["reason"]) == (reported, "credential_shape")
 
 
 def test_a_documented_difference_is_remembered(mcp: Callable[..., McpClient]) -> None:

@@ -1,13 +1,14 @@
 """The engine: a table of named rules, run in order over one prepared text.
 
 A :class:`Rule` is data: a stable id, the reason it reports, the keywords that let it run,
-a finder that yields candidates and a validator that accepts or rejects each candidate. Its
-samples (texts it must refuse, look-alikes it must store) are kept under its id in
-``samples.toml``, and the tests run them.
+a finder that yields candidates and a validator that accepts or rejects each candidate
+(:mod:`.rules` makes them from the entries of ``rules.toml``).
 
 :class:`Table` is the prefilter and the loop. Before any rule runs it makes one pass over
 the text that finds which keywords occur, and so which rules can apply; then it tries
 those rules in table order and returns the first whose finder yields a valid candidate.
+The prefilter only skips rules that cannot apply: a rule run on its own finds what it
+needs itself and decides the same.
 A keyword is found in one of three ways:
 
 - a word of lowercase ASCII letters and digits must be a whole word of the text (a run of
@@ -64,10 +65,11 @@ class Text:
 
     ``value`` has every decimal digit written in ASCII, ``lower`` is it in lower case,
     ``shape`` its shape bytes (see ``_SHAPE``) and ``words`` the set of its lowercase
-    ASCII words. ``cache`` keeps what several rules share (assignments, numbers).
+    ASCII words. ``cache`` keeps what several rules compute alike (assignments, numbers),
+    each computed by the first rule that asks for it.
     """
 
-    __slots__ = ("value", "lower", "shape", "words", "cache", "present", "hits")
+    __slots__ = ("value", "lower", "shape", "words", "cache")
 
     def __init__(self, raw: str) -> None:
         value = raw if raw.isascii() or not _FOREIGN_DIGIT.search(raw) else _fold(raw)
@@ -79,8 +81,6 @@ class Text:
         self.shape = encoded.translate(_SHAPE)
         self.words = frozenset(encoded.translate(_WORDS).split())
         self.cache: dict[str, Any] = {}
-        self.present: set[str] = set()
-        self.hits: dict[str, list[int]] = {}
 
     def tokens(self) -> tuple[list[tuple[int, int]], str]:
         """The white-space delimited stretches that hold 15 or more token characters in a
@@ -179,9 +179,8 @@ class Table:
         self._within = {p: [q for q in prefixes if p.startswith(q)] for p in prefixes}
 
     def prefilter(self, text: Text) -> list[Rule]:
-        """The rules that can apply to ``text``, in table order (fills ``text.present``)."""
-        present = text.present
-        present.update("w:" + word.decode() for word in text.words & self._words)
+        """The rules that can apply to ``text``, in table order."""
+        present = {"w:" + word.decode() for word in text.words & self._words}
         present.update("i:" + word for word in self._inside_ascii if word in text.lower)
         if self._foreign is not None and not text.value.isascii():
             present.update(
@@ -192,9 +191,7 @@ class Table:
             present.update("T:" + word for word in self._in_tokens if word in token_text)
         if token_text and self._prefixes is not None:
             for match in self._prefixes.finditer(token_text):
-                for prefix in self._within[match.group()]:
-                    text.hits.setdefault(prefix, []).append(match.start())
-            present.update("t:" + prefix for prefix in text.hits)
+                present.update("t:" + prefix for prefix in self._within[match.group(1)])
         numbers = {number for key in present for number in self._index.get(key, ())}
         return [self.rules[number] for number in sorted(numbers.union(self._always))]
 
@@ -229,7 +226,8 @@ def _foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str
 
 def _prefix_pattern(prefixes: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for the token prefixes, grouped by first character, found where no
-    letter or digit stands before them (a longer prefix is tried first)."""
+    letter or digit stands before them (a longer prefix is tried first, and one that
+    starts inside another is found too)."""
     groups: dict[str, list[str]] = defaultdict(list)
     for prefix in prefixes:
         groups[prefix[0]].append(re.escape(prefix[1:]))
@@ -239,4 +237,4 @@ def _prefix_pattern(prefixes: Iterable[str]) -> re.Pattern[str] | None:
         re.escape(first) + "(?:" + "|".join(sorted(rests, key=len, reverse=True)) + ")"
         for first, rests in sorted(groups.items())
     )
-    return re.compile("(?<![A-Za-z0-9])(?:" + "|".join(branches) + ")")
+    return re.compile("(?<![A-Za-z0-9])(?=(" + "|".join(branches) + "))")

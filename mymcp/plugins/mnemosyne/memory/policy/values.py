@@ -77,6 +77,22 @@ def is_placeholder(value: str, *, name: str = "", quoted: bool = False, words: b
     return not quoted and _REFERENCE.match(value) is not None
 
 
+# What may stand before the X's or zeros of a placeholder body: a lowercase word and a
+# separator ("proj-" in sk-proj-xxxx…), nothing else.
+_PLACEHOLDER_BODY = re.compile(
+    r"(?:[a-z]+[-_.])?[-_.]*(?:[xX]{4,}|0{4,})[-_.xX0]*|(?i:your).*", re.DOTALL
+)
+
+
+def placeholder_body(body: str) -> bool:
+    """The body of a prefix token that a placeholder stands for, exactly as the contract's
+    documented difference has it: X's or zeros (separators aside), or ``your…``.
+
+    ``AKIAIOSFODNN7EXAMPLE`` is no placeholder: its body is letters and digits like a key's.
+    """
+    return _PLACEHOLDER_BODY.fullmatch(body) is not None
+
+
 def compact_token(value: str) -> bool:
     """A JWT, JWS or JWE: the compact-token rule reports it, not a credential rule."""
     return _COMPACT.match(value) is not None

@@ -1,0 +1,360 @@
+// The notebook page. Every text that comes from the notebook is set as text (textContent,
+// text nodes, attribute values), never parsed as HTML.
+"use strict";
+
+(function () {
+  const state = { csrf: "", tools: {}, scopes: [], settingsFile: "", rows: [] };
+
+  const SKIP_REASONS = {
+    symlink: "a symbolic link; the notebook never follows one",
+    too_deep: "a folder deeper than recall looks",
+    unreadable: "could not be read",
+    oversized: "larger than 64 KiB",
+    invalid_encoding: "not UTF-8 text",
+    invalid_json: "not valid JSON",
+    invalid_record: "JSON, but not a memory record (a field is missing, extra or wrong)",
+    path_mismatch: "a record whose scope, namespace, collection or ID does not match its place",
+    not_a_scope: "not one of the six scope folders",
+    not_a_directory: "a scope that is a file, not a folder",
+  };
+
+  // --- building the page -------------------------------------------------------------------
+
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (key === "class") node.className = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (value === true) node.setAttribute(key, "");
+      else if (value !== false && value !== null && value !== undefined) {
+        node.setAttribute(key, String(value));
+      }
+    }
+    for (const child of children) {
+      if (child !== null && child !== undefined && child !== false) node.append(child);
+    }
+    return node;
+  }
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  function notice(text) {
+    byId("notice").textContent = text;
+  }
+
+  // --- talking to the server ---------------------------------------------------------------
+
+  class Refused extends Error {
+    constructor(answer) {
+      super(answer.message || "refused");
+      this.answer = answer;
+    }
+  }
+
+  async function api(path, body) {
+    const options = { credentials: "same-origin", headers: {} };
+    if (body !== undefined) {
+      options.method = "POST";
+      options.headers["Content-Type"] = "application/json";
+      options.headers["X-MyMCP-CSRF"] = state.csrf;
+      options.body = JSON.stringify(body);
+    }
+    const response = await fetch(path, options);
+    if (response.status === 401) {
+      window.location.assign("login");
+      throw new Refused({ message: "logged out" });
+    }
+    const answer = await response.json();
+    if (!response.ok) throw new Refused(answer);
+    return answer;
+  }
+
+  function failed(error) {
+    notice(error instanceof Refused ? error.message : "The notebook server did not answer.");
+  }
+
+  // --- the memories, by scope, namespace and collection -----------------------------------
+
+  function title(row) {
+    return row.title === null ? "(no title) " + row.reference.id : row.title;
+  }
+
+  function day(timestamp) {
+    return timestamp ? timestamp.slice(0, 10) : null;
+  }
+
+  function rowMeta(row) {
+    const parts = [row.kind || "version 1 record", row.state];
+    if (row.created_at) parts.push("created " + day(row.created_at));
+    if (row.updated_at && row.updated_at !== row.created_at) {
+      parts.push("updated " + day(row.updated_at));
+    }
+    return parts.join(" · ");
+  }
+
+  function memoryItem(row) {
+    const button = el(
+      "button",
+      { type: "button", class: "memory", onclick: () => inspect(row.reference) },
+      title(row),
+    );
+    return el("li", {}, button, " ", el("span", { class: "meta" }, rowMeta(row)));
+  }
+
+  function labelled(id, label, kind) {
+    const text = label === null || label === undefined ? id : id + " (" + label + ")";
+    return kind ? text + " · " + kind : text;
+  }
+
+  // Rows come in notebook order: version 1 records, then by namespace, the records without
+  // a collection before each collection.
+  function grouped(rows) {
+    const namespaces = el("ul", { class: "namespaces" });
+    let namespaceKey;
+    let collectionKey;
+    let collections = null;
+    let memories = null;
+    for (const row of rows) {
+      const namespace = row.namespace ? row.namespace.id : null;
+      if (collections === null || namespace !== namespaceKey) {
+        namespaceKey = namespace;
+        collectionKey = undefined;
+        collections = el("ul", { class: "collections" });
+        const name = row.namespace
+          ? labelled(row.namespace.id, row.namespace.label, row.namespace.kind)
+          : "version 1 records";
+        namespaces.append(el("li", {}, el("span", { class: "namespace" }, name), collections));
+      }
+      const collection = row.collection ? row.collection.id : null;
+      if (memories === null || collection !== collectionKey) {
+        collectionKey = collection;
+        memories = el("ul", { class: "list" });
+        const name = row.collection
+          ? labelled(row.collection.id, row.collection.label)
+          : row.namespace
+            ? "no collection"
+            : "";
+        collections.append(el("li", {}, el("span", { class: "collection" }, name), memories));
+      }
+      memories.append(memoryItem(row));
+    }
+    return namespaces;
+  }
+
+  function renderTree(rows) {
+    const fragment = document.createDocumentFragment();
+    for (const scope of state.scopes) {
+      const inScope = rows.filter((row) => row.scope === scope.scope);
+      const active = inScope.filter((row) => row.state !== "archived");
+      const archived = inScope.filter((row) => row.state === "archived");
+      const count = active.length + " active, " + archived.length + " archived";
+      const section = el(
+        "details",
+        { class: "scope", open: inScope.length > 0, "data-scope": scope.scope },
+        el("summary", {}, scope.scope + " ", el("span", { class: "meta" }, count)),
+      );
+      if (inScope.length === 0) section.append(el("p", { class: "hint" }, "No memories yet."));
+      if (active.length) section.append(grouped(active));
+      if (archived.length) {
+        section.append(
+          el(
+            "details",
+            { class: "archived" },
+            el("summary", {}, "Archived (" + archived.length + ")"),
+            grouped(archived),
+          ),
+        );
+      }
+      fragment.append(section);
+    }
+    byId("tree").replaceChildren(fragment);
+    byId("counts").textContent = rows.length + (rows.length === 1 ? " memory" : " memories");
+  }
+
+  function renderSkipped(skipped) {
+    const box = byId("skipped-list");
+    if (skipped.length === 0) {
+      box.replaceChildren(el("p", {}, "None: every file is read."));
+      return;
+    }
+    const body = el("tbody");
+    for (const entry of skipped) {
+      const why = SKIP_REASONS[entry.reason] || "";
+      body.append(
+        el(
+          "tr",
+          {},
+          el("td", {}, el("code", {}, entry.path)),
+          el("td", {}, el("code", {}, entry.reason)),
+          el("td", {}, why),
+        ),
+      );
+    }
+    const head = el(
+      "thead",
+      {},
+      el("tr", {}, el("th", { scope: "col" }, "File below the memory folder"),
+        el("th", { scope: "col" }, "Reason"), el("th", { scope: "col" }, "Meaning")),
+    );
+    box.replaceChildren(el("table", {}, head, body));
+  }
+
+  async function loadOverview() {
+    const overview = await api("api/overview");
+    state.rows = overview.memories;
+    renderTree(overview.memories);
+    renderSkipped(overview.skipped);
+  }
+
+  // --- one memory in full ------------------------------------------------------------------
+
+  function shown(value) {
+    if (value === null) return "null";
+    if (Array.isArray(value)) return value.length ? value.map(shown).join(", ") : "none";
+    if (typeof value === "object") {
+      return Object.entries(value).map(([key, item]) => key + ": " + shown(item)).join(", ");
+    }
+    return String(value);
+  }
+
+  function problem(answer) {
+    const parts = [answer.status, answer.code];
+    if (answer.field) parts.push("field " + answer.field);
+    if (answer.reason) parts.push("reason " + answer.reason);
+    return el(
+      "p",
+      { class: "problem", role: "alert" },
+      parts.filter(Boolean).join(" · ") + ": " + (answer.message || ""),
+    );
+  }
+
+  function memoryView(memory) {
+    const fields = el("dl", { class: "fields" });
+    for (const [key, value] of Object.entries(memory)) {
+      const shownValue = key === "content" ? value : shown(value);
+      fields.append(el("dt", {}, key), el("dd", { class: "field-" + key }, shownValue));
+    }
+    const heading = memory.title === null ? "(no title)" : memory.title;
+    return [el("h3", { class: "memory-title" }, heading), fields];
+  }
+
+  function renderDetail(answer) {
+    const body = byId("detail-body");
+    if (answer.unavailable) {
+      body.replaceChildren(el("p", {}, "memory_inspect is not served."));
+    } else if (answer.is_error) {
+      body.replaceChildren(problem(answer.answer));
+    } else {
+      body.replaceChildren(...memoryView(answer.answer.memory));
+    }
+    byId("detail-title").focus();
+  }
+
+  async function inspect(reference) {
+    try {
+      renderDetail(await api("api/inspect", { reference: reference }));
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  // --- search ------------------------------------------------------------------------------
+
+  function matchText(match) {
+    if (match.near && match.near.length) return "wider match: " + match.near.join(", ");
+    const parts = [];
+    if (match.terms.length) parts.push("words: " + match.terms.join(", "));
+    if (match.tags.length) parts.push("tags: " + match.tags.join(", "));
+    return parts.join("; ");
+  }
+
+  function hitItem(hit) {
+    const wider = Boolean(hit.match.near && hit.match.near.length);
+    const name = hit.title === null ? "(no title) " + hit.id : hit.title;
+    const snippet = hit.content.length > 240 ? hit.content.slice(0, 240) + "…" : hit.content;
+    return el(
+      "li",
+      { class: wider ? "hit wider" : "hit" },
+      el("button", { type: "button", class: "memory", onclick: () => inspect(hit.reference) }, name),
+      wider ? el("span", { class: "badge" }, "wider match") : null,
+      el("p", { class: "snippet" }, snippet),
+      el("p", { class: "meta" }, matchText(hit.match)),
+    );
+  }
+
+  function renderResults(results) {
+    const box = byId("result-list");
+    const fragment = document.createDocumentFragment();
+    let found = 0;
+    for (const result of results) {
+      if (result.unavailable) continue;
+      const answer = result.answer;
+      if (result.is_error) {
+        fragment.append(el("h3", {}, result.scope), problem(answer));
+        continue;
+      }
+      if (!answer.memories.length) continue;
+      found += answer.memories.length;
+      fragment.append(el("h3", {}, result.scope), el("ol", { class: "hits" }, ...answer.memories.map(hitItem)));
+    }
+    if (!fragment.childNodes.length) fragment.append(el("p", {}, "Nothing in the notebook matches."));
+    box.replaceChildren(fragment);
+    byId("results").hidden = false;
+    notice(found + (found === 1 ? " memory found." : " memories found."));
+  }
+
+  async function search(event) {
+    event.preventDefault();
+    const scope = byId("scope").value || null;
+    try {
+      const answer = await api("api/search", { query: byId("query").value, scope: scope });
+      renderResults(answer.results);
+      byId("results-title").focus();
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  // --- start -------------------------------------------------------------------------------
+
+  async function logOut() {
+    try {
+      await api("logout", {});
+    } catch (error) {
+      // logged out either way
+    }
+    window.location.assign("login");
+  }
+
+  function fillScopes() {
+    const select = byId("scope");
+    for (const scope of state.scopes) {
+      select.append(el("option", { value: scope.scope }, scope.scope));
+    }
+  }
+
+  async function start() {
+    byId("search").addEventListener("submit", search);
+    byId("logout").addEventListener("click", logOut);
+    byId("reload").addEventListener("click", () => loadOverview().catch(failed));
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") loadOverview().catch(failed);
+    });
+    try {
+      const session = await api("api/session");
+      state.csrf = session.csrf;
+      state.scopes = session.scopes;
+      state.settingsFile = session.settings_file;
+      for (const tool of session.tools) state.tools[tool.role] = tool;
+      fillScopes();
+      await loadOverview();
+      document.body.dataset.ready = "true";
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  start();
+})();

@@ -1,0 +1,42 @@
+// The login page: hands the one-time secret of the printed address to the server, once.
+"use strict";
+
+(function () {
+  const status = document.getElementById("status");
+
+  function say(text) {
+    status.textContent = text;
+  }
+
+  async function logIn(body) {
+    const response = await fetch("login", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return response.status === 204;
+  }
+
+  async function start() {
+    const secret = new URLSearchParams(window.location.hash.slice(1)).get("secret");
+    // The secret leaves the address bar (and the history) before anything else happens.
+    window.history.replaceState(null, "", window.location.pathname);
+    if (!secret) {
+      say("You are not logged in.");
+      return;
+    }
+    say("Logging in…");
+    try {
+      if (await logIn({ secret: secret })) {
+        window.location.replace("./");
+        return;
+      }
+      say("This login link was used already or has expired. Run mymcp notebook again for a new one.");
+    } catch (error) {
+      say("The notebook server did not answer. Is mymcp still running?");
+    }
+  }
+
+  start();
+})();

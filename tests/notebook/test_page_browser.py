@@ -1,0 +1,387 @@
+"""The notebook page in headless Chromium, as a person uses it and as an attacker tries it.
+
+One ``mymcp notebook --no-browser`` over a sample notebook and one browser serve the whole
+module. The first test opens the printed address; later tests open new browser contexts
+that carry that session's cookie (or, for the attacks, none). Screenshots are written to
+``browser_support.artifacts()``.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import canonical_record, place_canonical, write_record
+from tests.notebook.browser_support import MISSING, artifacts, launch
+from tests.processes import LiveNotebook, free_port, running_notebook
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
+
+SCRIPT_TITLE = "<img src=x onerror=alert(1)>"
+TITLES = ["Shared memory ownership", "Release train", SCRIPT_TITLE]
+ARCHIVED_TITLE = "An old plan"
+READY = "body[data-ready=true]"
+
+
+def _id(number: int) -> str:
+    return f"mem_{number:032x}"
+
+
+def _sample(root: Path) -> None:
+    place_canonical(root, canonical_record(id=_id(1), title=TITLES[0]))
+    place_canonical(root, canonical_record(id=_id(2), title=TITLES[1], collection=None))
+    place_canonical(
+        root,
+        canonical_record(
+            id=_id(3), title=ARCHIVED_TITLE, lifecycle={"state": "archived", "revision": 2}
+        ),
+    )
+    place_canonical(
+        root,
+        canonical_record(
+            id=_id(4),
+            scope="preference",
+            namespace={"kind": "domain", "id": "coffee", "label": "Coffee"},
+            collection=None,
+            kind="preference",
+            title=SCRIPT_TITLE,
+            content="My favourite drink is a flat white.",
+            tags=[],
+        ),
+    )
+    write_record(root, {"schema_version": 1, "id": "old-note", "content": "x"}, "self", "a.json")
+    write_record(root, "{broken", "project", "mnemosyne", "broken.json")
+
+
+@pytest.fixture(scope="module")
+def notebook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveNotebook]:
+    base = tmp_path_factory.mktemp("notebook")
+    _sample(base / "memory")
+    with running_notebook(base) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def session_state(chromium: Any, notebook: LiveNotebook) -> dict[str, Any]:
+    """Open the printed address once; later contexts start from the cookie it gave."""
+    context = chromium.new_context()
+    page = context.new_page()
+    page.goto(notebook.login_url)
+    page.wait_for_selector(READY)
+    state: dict[str, Any] = {
+        "titles": page.locator("#tree button.memory").all_text_contents(),
+        "address": page.url,
+        "storage": context.storage_state(),
+    }
+    page.screenshot(path=artifacts() / "logged-in.png", full_page=True)
+    context.close()
+    return state
+
+
+@pytest.fixture
+def page(chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any]) -> Iterator[Any]:
+    """A logged-in tab on the page, failing the test if any dialog (an alert) opens."""
+    context = chromium.new_context(storage_state=session_state["storage"])
+    tab = context.new_page()
+    dialogs: list[str] = []
+
+    def refuse(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    tab.on("dialog", refuse)
+    tab.goto(f"{notebook.base_url}/notebook/")
+    tab.wait_for_selector(READY)
+    yield tab
+    context.close()
+    assert dialogs == []
+
+
+@pytest.fixture
+def stranger(chromium: Any) -> Iterator[Any]:
+    """A tab of a browser that never logged in."""
+    context = chromium.new_context()
+    yield context.new_page()
+    context.close()
+
+
+# --- logging in ----------------------------------------------------------------------------
+
+
+def test_the_printed_address_shows_the_memories_and_leaves_the_address_bar(
+    session_state: dict[str, Any], notebook: LiveNotebook
+) -> None:
+    assert set(TITLES) <= set(session_state["titles"])
+    assert ARCHIVED_TITLE in session_state["titles"]
+    assert session_state["address"] == f"{notebook.base_url}/notebook/"
+    assert "secret" not in session_state["address"]
+
+
+def test_the_same_path_without_the_secret_shows_no_memory(
+    stranger: Any, notebook: LiveNotebook, session_state: dict[str, Any]
+) -> None:
+    stranger.goto(notebook.login_url.split("#", 1)[0])
+    stranger.wait_for_function("document.getElementById('status').textContent !== ''")
+
+    assert "not logged in" in stranger.text_content("#status")
+    _assert_no_title(stranger)
+    stranger.goto(f"{notebook.base_url}/notebook/")
+    assert stranger.url.endswith("/notebook/login")
+    _assert_no_title(stranger)
+
+
+def test_a_second_use_of_the_printed_address_shows_no_memory(
+    stranger: Any, notebook: LiveNotebook, session_state: dict[str, Any]
+) -> None:
+    stranger.goto(notebook.login_url)
+    stranger.wait_for_function("/used already/.test(document.getElementById('status').textContent)")
+
+    assert stranger.url.endswith("/notebook/login")
+    _assert_no_title(stranger)
+    stranger.screenshot(path=artifacts() / "refused-secret.png")
+
+
+def _assert_no_title(tab: Any) -> None:
+    text = tab.content()
+    for title in [TITLES[0], TITLES[1], ARCHIVED_TITLE]:
+        assert title not in text
+
+
+# --- browsing, reading, searching ----------------------------------------------------------
+
+
+def test_the_tree_shows_scopes_namespaces_collections_and_archived_apart(page: Any) -> None:
+    project = page.locator("details.scope[data-scope=project]")
+
+    assert "1 archived" in project.locator("summary").first.text_content()
+    assert project.locator(".namespace").first.text_content() == "mnemosyne (Mnemosyne) · project"
+    collections = project.locator(":scope > ul .collection").all_text_contents()
+    assert collections == ["no collection", "decisions (Decisions)"]
+    archived = project.locator("details.archived")
+    assert archived.locator("button.memory").all_text_contents() == [ARCHIVED_TITLE]
+    assert ARCHIVED_TITLE not in project.locator(":scope > ul").first.text_content()
+    assert "decision · active" in project.locator(".meta").all_text_contents()[1]
+
+
+def test_a_script_like_title_shows_as_those_characters(page: Any) -> None:
+    button = page.locator("details[data-scope=preference] button.memory")
+
+    assert button.text_content() == SCRIPT_TITLE
+    assert page.locator("img").count() == 0
+    button.click()
+    page.wait_for_selector("#detail-body .memory-title")
+    assert page.text_content("#detail-body .memory-title") == SCRIPT_TITLE
+    assert page.locator("img").count() == 0
+
+
+def test_a_memory_opens_in_full(page: Any) -> None:
+    page.get_by_role("button", name=TITLES[0]).click()
+    page.wait_for_selector("#detail-body dl")
+
+    fields = dict(
+        zip(
+            page.locator("#detail-body dt").all_text_contents(),
+            page.locator("#detail-body dd").all_text_contents(),
+            strict=True,
+        )
+    )
+    assert fields["content"] == canonical_record()["content"]
+    assert fields["id"] == _id(1)
+    assert fields["lifecycle"] == "state: active, revision: 1"
+    assert page.evaluate("document.activeElement.id") == "detail-title"
+    page.screenshot(path=artifacts() / "memory.png", full_page=True)
+
+
+def test_search_ranks_as_recall_and_marks_the_wider_tier(page: Any) -> None:
+    page.fill("#query", "favorite")
+    page.press("#query", "Enter")
+    page.wait_for_selector("#results:not([hidden]) .hit")
+
+    hit = page.locator(".hit").first
+    assert hit.locator("button.memory").text_content() == SCRIPT_TITLE
+    assert hit.locator(".badge").text_content() == "wider match"
+    assert "wider match: favorite" in hit.locator(".meta").text_content()
+    page.screenshot(path=artifacts() / "search.png", full_page=True)
+
+
+def test_search_in_one_scope(page: Any) -> None:
+    page.select_option("#scope", "project")
+    page.fill("#query", "ownership")
+    page.click("#search button[type=submit]")
+    page.wait_for_selector("#results:not([hidden])")
+
+    assert page.locator("#result-list h3").all_text_contents() == ["project"]
+    assert page.locator(".hit button.memory").all_text_contents() == [TITLES[0]]
+
+
+def test_the_skipped_file_shows_with_its_path_and_reason(page: Any) -> None:
+    cells = page.locator("#skipped-list td").all_text_contents()
+
+    assert cells[:2] == ["project/mnemosyne/broken.json", "invalid_json"]
+
+
+def test_a_file_changed_by_hand_shows_after_reload(page: Any, notebook: LiveNotebook) -> None:
+    path = notebook.memory_root / "knowledge" / "tools" / f"{_id(9)}.json"
+    record = canonical_record(
+        id=_id(9),
+        scope="knowledge",
+        namespace={"kind": "topic", "id": "tools", "label": None},
+        collection=None,
+        kind="reference",
+        title="Written by hand",
+    )
+    write_record(notebook.memory_root, record, "knowledge", "tools", path.name)
+    try:
+        page.click("#reload")
+        page.wait_for_selector("text=Written by hand")
+    finally:
+        path.unlink()
+
+
+def test_the_export_downloads(page: Any) -> None:
+    with page.expect_download() as download:
+        page.click("#export")
+
+    assert download.value.suggested_filename.startswith("mymcp-notebook-")
+    document = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert document["format"] == "mymcp-notebook"
+    assert {entry["reference"]["id"] for entry in document["records"]} >= {_id(1), _id(4)}
+
+
+# --- for everyone --------------------------------------------------------------------------
+
+
+def test_the_keyboard_reaches_search_results_and_a_memory(page: Any) -> None:
+    page.focus("#query")
+    page.keyboard.type("ownership")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".hit button.memory")
+    page.focus(".hit button.memory")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#detail-body dl")
+
+    assert page.text_content("#detail-body .memory-title") == TITLES[0]
+
+
+def test_every_control_has_a_label(page: Any) -> None:
+    unlabelled = page.evaluate(
+        """[...document.querySelectorAll('input, select, textarea')]
+             .filter(control => control.labels.length === 0).map(control => control.id)"""
+    )
+    nameless = page.evaluate(
+        """[...document.querySelectorAll('button, a')]
+             .filter(control => !control.textContent.trim()).length"""
+    )
+
+    assert unlabelled == []
+    assert nameless == 0
+
+
+def test_at_200_percent_zoom_nothing_runs_off_the_side(
+    chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any]
+) -> None:
+    # A 1280 pixel window at 200% zoom lays the page out in 640 CSS pixels.
+    context = chromium.new_context(
+        storage_state=session_state["storage"],
+        viewport={"width": 640, "height": 720},
+        device_scale_factor=2,
+    )
+    tab = context.new_page()
+    tab.goto(f"{notebook.base_url}/notebook/")
+    tab.wait_for_selector(READY)
+    overflow = tab.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    tab.screenshot(path=artifacts() / "zoom-200.png", full_page=True)
+    context.close()
+
+    assert overflow <= 0
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_light_and_dark_follow_the_system(
+    chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any], scheme: str
+) -> None:
+    context = chromium.new_context(storage_state=session_state["storage"], color_scheme=scheme)
+    tab = context.new_page()
+    tab.goto(f"{notebook.base_url}/notebook/")
+    tab.wait_for_selector(READY)
+    background = tab.evaluate("getComputedStyle(document.body).backgroundColor")
+    tab.screenshot(path=artifacts() / f"scheme-{scheme}.png")
+    context.close()
+
+    assert background == ("rgb(255, 255, 255)" if scheme == "light" else "rgb(20, 22, 26)")
+
+
+# --- attacks -------------------------------------------------------------------------------
+
+
+def test_without_the_cookie_the_data_is_401(stranger: Any, notebook: LiveNotebook) -> None:
+    response = stranger.goto(f"{notebook.base_url}/notebook/api/overview")
+
+    assert response.status == 401
+    assert TITLES[0] not in response.text()
+
+
+def test_a_post_without_the_csrf_header_is_403_even_from_the_page(page: Any) -> None:
+    status = page.evaluate(
+        """fetch('api/search', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                body: JSON.stringify({query: 'x'})}).then(r => r.status)"""
+    )
+
+    assert status == 403
+
+
+class _Attacker(http.server.BaseHTTPRequestHandler):
+    """Serves one page, from another origin of this machine, that tries to read the notebook."""
+
+    target = ""
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        body = f"""<!doctype html><title>waiting</title><script>
+          fetch({json.dumps(self.target)}, {{credentials: 'include'}})
+            .then(r => r.text()).then(t => {{ document.title = 'read: ' + t; }})
+            .catch(() => {{ document.title = 'blocked'; }});
+        </script>""".encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_page_of_another_origin_cannot_read_the_notebook(
+    chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any]
+) -> None:
+    _Attacker.target = f"{notebook.base_url}/notebook/api/overview"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Attacker)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = chromium.new_context(storage_state=session_state["storage"])
+    try:
+        tab = context.new_page()
+        tab.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+        tab.wait_for_function("document.title !== 'waiting'")
+        title = tab.title()
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+    assert title == "blocked"
+    assert '"GET /notebook/api/overview HTTP/1.1" 403' in notebook.log()
