@@ -157,6 +157,12 @@ def warm_up() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
             continue
+    # On a daemon thread of its own: a process told to stop never waits for data it will
+    # not use.
+    threading.Thread(target=_load_data, name="mnemosyne-warm-up-data", daemon=True).start()
+
+
+def _load_data() -> None:
     for name, function in SERVICE_DATA:
         try:
             getattr(importlib.import_module(name), function)()
