@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mymcp import cli
+from mymcp import cli, settings
 from mymcp.plugins.mnemosyne.memory import errors, lifecycle, remember, revise
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
@@ -262,10 +262,38 @@ def _check_gate_assignment(assignment: str) -> None:
 
 
 def _check_mymcp_command(words: list[str]) -> None:
-    """A path to the ``mymcp`` of a ``.venv`` and arguments its command line accepts."""
+    """``mymcp`` of a ``.venv`` (or ``uvx mymcp``) and arguments its command line accepts."""
     program, arguments = words[0], words[1:]
+    if program == "uvx":
+        _check_uvx(arguments)
+        return
     assert program.endswith(".venv/bin/mymcp"), program
     _parses(cli.parse_arguments, arguments)
+
+
+# The wheel that scripts/build-wheel writes, as the documentation names it.
+WHEEL = f"./dist/mymcp-{settings.SERVER_VERSION}-py3-none-any.whl"
+
+
+def _check_uvx(arguments: list[str]) -> None:
+    """``uvx [--from WHEEL] mymcp[@latest] ARGS``: the package or the built wheel."""
+    if arguments[0] == "--from":
+        assert arguments[1] == WHEEL, arguments
+        arguments = arguments[2:]
+    assert arguments[0] in {"mymcp", "mymcp@latest"}, arguments
+    _parses(cli.parse_arguments, arguments[1:])
+
+
+def _check_installer(arguments: list[str]) -> None:
+    """``install``, ``upgrade`` or ``uninstall`` of the package or of the built wheel."""
+    verb, target = arguments[0], arguments[-1]
+    assert verb in {"install", "upgrade", "uninstall"}, arguments
+    assert target == "mymcp" or (verb == "install" and target == WHEEL), arguments
+
+
+def _check_uv(arguments: list[str]) -> None:
+    assert arguments[0] == "tool", arguments
+    _check_installer(arguments[1:])
 
 
 def _parses(parse: Callable[[list[str]], object], arguments: list[str]) -> None:
@@ -359,6 +387,9 @@ def _check_command(words: list[str], tools: set[str]) -> None:
         "codex": _check_codex,
         "printf": _check_printf,
         "pip": _check_pip,
+        "uvx": _check_uvx,
+        "uv": _check_uv,
+        "pipx": _check_installer,
         "curl": lambda words: _check_curl(words, tools),
     }
     if program in checks:
