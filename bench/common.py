@@ -212,6 +212,33 @@ def wider_queries(count: int, *, seed: int = 2) -> list[str]:
     return [" ".join(plural(word) for word in query.split()) for query in queries(count, seed=seed)]
 
 
+# Other words for vocabulary words (``bill`` for invoice, ``glitch`` for bug), none in WORDS:
+# only the meaning tier answers them.
+MEANING_WORDS = tuple(
+    """
+    agreement appointment arrangement assessment bill blueprint chart chronicle consumer
+    edition examination gizmo glitch manual paradigm patron photograph recording timetable
+    """.split()
+)
+# Words for nothing the notebook holds: every tier looks, none finds.
+ABSENT_WORDS = tuple("giraffe saxophone volcano tulip glacier harpoon walrus velvet".split())
+
+
+def _word_queries(words: Sequence[str], count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.sample(words, rng.randint(1, 2))) for _ in range(count)]
+
+
+def meaning_queries(count: int, *, seed: int = 3) -> list[str]:
+    """Queries of one or two words of :data:`MEANING_WORDS`."""
+    return _word_queries(MEANING_WORDS, count, seed)
+
+
+def absent_queries(count: int, *, seed: int = 4) -> list[str]:
+    """Queries of one or two words of :data:`ABSENT_WORDS`."""
+    return _word_queries(ABSENT_WORDS, count, seed)
+
+
 # --- the server --------------------------------------------------------------------------
 
 
