@@ -212,6 +212,33 @@ def wider_queries(count: int, *, seed: int = 2) -> list[str]:
     return [" ".join(plural(word) for word in query.split()) for query in queries(count, seed=seed)]
 
 
+# Other words for vocabulary words (``bill`` for invoice, ``glitch`` for bug), none in WORDS:
+# only the meaning tier answers them.
+MEANING_WORDS = tuple(
+    """
+    agreement appointment arrangement assessment bill blueprint chart chronicle consumer
+    edition examination gizmo glitch manual paradigm patron photograph recording timetable
+    """.split()
+)
+# Words for nothing the notebook holds: every tier looks, none finds.
+ABSENT_WORDS = tuple("giraffe saxophone volcano tulip glacier harpoon walrus velvet".split())
+
+
+def _word_queries(words: Sequence[str], count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.sample(words, rng.randint(1, 2))) for _ in range(count)]
+
+
+def meaning_queries(count: int, *, seed: int = 3) -> list[str]:
+    """Queries of one or two words of :data:`MEANING_WORDS`."""
+    return _word_queries(MEANING_WORDS, count, seed)
+
+
+def absent_queries(count: int, *, seed: int = 4) -> list[str]:
+    """Queries of one or two words of :data:`ABSENT_WORDS`."""
+    return _word_queries(ABSENT_WORDS, count, seed)
+
+
 # --- the server --------------------------------------------------------------------------
 
 
@@ -233,6 +260,8 @@ class Server:
     # The CPUs the server may run on (``taskset -c``), where taskset exists.
     cpus: str | None = None
     health_path: str = "/health"
+    # More variables for the server's environment (MYMCP_REQUIRE_TOKEN, say).
+    environment: Mapping[str, str] = field(default_factory=dict)
     _process: subprocess.Popen[bytes] | None = None
     _home: tempfile.TemporaryDirectory[str] | None = None
 
@@ -243,7 +272,9 @@ class Server:
     def __enter__(self) -> Server:
         self._home = tempfile.TemporaryDirectory(prefix="mymcp-bench-home-")
         chosen = gate_environment(**{gate: self.gates.get(gate, False) for gate in GATE_OF})
-        env = child_environment(Path(self._home.name), self.memory_root, chosen)
+        env = child_environment(
+            Path(self._home.name), self.memory_root, {**chosen, **self.environment}
+        )
         self.port = free_port()
         app_dir = ["--app-dir", str(self.app_dir)] if self.app_dir is not None else []
         options = [*app_dir, "--no-access-log", "--log-level", "warning"]
@@ -263,6 +294,12 @@ class Server:
             self.__exit__()
             raise
         return self
+
+    @property
+    def home(self) -> Path:
+        """The server's temporary HOME (where its access token is made)."""
+        assert self._home is not None
+        return Path(self._home.name)
 
     def cpu_seconds(self) -> float:
         """User and system CPU time the server process has used so far (Linux only)."""

@@ -21,6 +21,7 @@ import policy  # noqa: E402
 import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
 import recall_quality  # noqa: E402
+import recall_tiers  # noqa: E402
 import remember  # noqa: E402
 import startup  # noqa: E402
 import transfer  # noqa: E402
@@ -31,6 +32,7 @@ Section = Callable[[Sequence[int]], None]
 SECTIONS: list[tuple[str, Section]] = [
     ("recall_inspect", recall_inspect.run),
     ("recall_quality", recall_quality.run),
+    ("recall_tiers", recall_tiers.run),
     ("listing", listing.run),
     ("remember", remember.run),
     ("policy", policy.run),

@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from tests.helpers import McpClient
-from tests.surface import GATE_VARIABLES, gates
+from tests.surface import GATE_VARIABLES, LIMIT_VARIABLE, gates
 
 BASE_URL = "http://127.0.0.1:8000"
 
@@ -20,10 +20,11 @@ def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    for variable in (*GATE_VARIABLES, "MNEMOSYNE_MEMORY_ROOT"):
+    for variable in (*GATE_VARIABLES, LIMIT_VARIABLE, "MNEMOSYNE_MEMORY_ROOT"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.delenv("MYMCP_ALLOWED_HOSTS", raising=False)
     monkeypatch.delenv("MYMCP_ALLOWED_ORIGINS", raising=False)
+    monkeypatch.delenv("MYMCP_REQUIRE_TOKEN", raising=False)
     return home
 
 

@@ -17,6 +17,8 @@ GATE_VARIABLES: tuple[str, ...] = tuple(variable for variable, _ in configuratio
 GATE_OF: dict[str, str] = {
     key.removesuffix("_enabled"): variable for variable, key in configuration.GATE_VARIABLES
 }
+# The variable of the candidate limit (pinned in tests/mnemosyne/test_configuration.py).
+LIMIT_VARIABLE: str = configuration.LIMIT_VARIABLE
 GATES_ON = dict.fromkeys(GATE_VARIABLES, "true")
 GATES_OFF = dict.fromkeys(GATE_VARIABLES, "false")
 

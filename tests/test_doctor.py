@@ -18,7 +18,7 @@ from tests.clients.scenario import LEGACY_ID, LEGACY_RECORD, seed_memory_root
 from tests.doctoring import found, private_root, run_unchanged
 from tests.helpers import CANONICAL_ID, McpClient, canonical_record, write_record
 from tests.processes import child_environment, finished, free_port, mymcp_command
-from tests.surface import GATE_OF, GATE_VARIABLES
+from tests.surface import GATE_OF, GATE_VARIABLES, LIMIT_VARIABLE
 
 LEVELS = ("ok", "warn", "fail")
 LEGACY_PATH = f"preference/drinks/{LEGACY_ID}.json"
@@ -182,11 +182,28 @@ def test_a_broken_file_only_warns_while_every_variable_is_set(
     _settings(hermetic_home, b"[memory\n")
     for variable in GATE_VARIABLES:
         monkeypatch.setenv(variable, "false")
+    monkeypatch.setenv(LIMIT_VARIABLE, "1000")
 
     code, lines = diagnose()
 
     assert code == 0
-    assert found(lines, "warn", "not valid TOML", "not read while all four gate variables")
+    assert found(lines, "warn", "not valid TOML", "not read while all five variables")
+
+
+def test_a_broken_file_fails_while_the_limit_variable_is_unset(
+    diagnose: Callable[[], tuple[int, list[str]]],
+    root: Path,
+    hermetic_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _settings(hermetic_home, b"[memory\n")
+    for variable in GATE_VARIABLES:
+        monkeypatch.setenv(variable, "false")
+
+    code, lines = diagnose()
+
+    assert code == 1
+    assert found(lines, "fail", "not valid TOML")
 
 
 # --- the memory root ---------------------------------------------------------------------------
@@ -357,7 +374,7 @@ def test_a_scope_that_is_a_file_fails(
     assert found(lines, "fail", "scope knowledge: knowledge is not a folder")
 
 
-def test_a_scope_over_the_candidate_bound_fails(
+def test_a_scope_over_the_candidate_bound_fails_and_names_the_setting(
     diagnose: Callable[[], tuple[int, list[str]]], root: Path
 ) -> None:
     for number in range(1001):
@@ -366,7 +383,77 @@ def test_a_scope_over_the_candidate_bound_fails(
     code, lines = diagnose()
 
     assert code == 1
-    assert found(lines, "fail", "scope knowledge: holds 1001 .json files", "candidate_limit")
+    assert found(
+        lines,
+        "fail",
+        "scope knowledge: holds 1001 .json files, more than the candidate limit of 1000",
+        "candidate_limit_exceeded",
+        f"raise {LIMIT_VARIABLE} (or candidate_limit in config.toml) to at least 1001",
+    )
+
+
+def _nearly_full(root: Path, count: int) -> None:
+    for number in range(count):
+        _place(root, "knowledge", f"n{number:04}.json", data=b"{}")
+
+
+def test_a_scope_above_80_percent_of_the_bound_warns_and_names_the_setting(
+    diagnose: Callable[[], tuple[int, list[str]]], root: Path
+) -> None:
+    _nearly_full(root, 801)
+
+    code, lines = diagnose()
+
+    assert code == 1  # the junk files themselves are skipped, which fails
+    assert found(
+        lines,
+        "warn",
+        "scope knowledge: holds 801 .json files, 80% of the candidate limit of 1000",
+        f"raise {LIMIT_VARIABLE} (or candidate_limit in config.toml)",
+        "memory_list of one namespace counts only that namespace's files",
+    )
+    assert found(lines, "ok", f"candidate limit: 1000 (neither {LIMIT_VARIABLE} nor")
+
+
+def test_a_scope_at_80_percent_of_the_bound_does_not_warn(
+    diagnose: Callable[[], tuple[int, list[str]]], root: Path
+) -> None:
+    _nearly_full(root, 800)
+
+    _, lines = diagnose()
+
+    assert not found(lines, "warn", "of the candidate limit")
+
+
+def test_the_warning_follows_the_limit_the_server_would_use(
+    diagnose: Callable[[], tuple[int, list[str]]],
+    root: Path,
+    hermetic_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _nearly_full(root, 900)
+    path = _settings(hermetic_home, b"[memory]\ncandidate_limit = 1200\n")
+
+    _, from_file = diagnose()
+    monkeypatch.setenv(LIMIT_VARIABLE, "1100")
+    _, from_environment = diagnose()
+
+    assert found(from_file, "ok", f"candidate limit: 1200 (candidate_limit = 1200 in {path})")
+    assert not found(from_file, "warn", "of the candidate limit")
+    assert found(from_environment, "ok", f"candidate limit: 1100 ({LIMIT_VARIABLE} in the")
+    assert found(from_environment, "warn", "holds 900 .json files, 81% of the candidate limit")
+
+
+def test_an_invalid_limit_variable_fails_without_its_value(
+    diagnose: Callable[[], tuple[int, list[str]]], root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LIMIT_VARIABLE, "lots-7f3a")
+
+    code, lines = diagnose()
+
+    assert code == 1
+    assert found(lines, "fail", f"{LIMIT_VARIABLE} must be a whole number", "will not start")
+    assert not any("lots-7f3a" in line for line in lines)
 
 
 def test_the_counts_and_skips_are_those_the_server_sees(

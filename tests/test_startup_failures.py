@@ -19,10 +19,12 @@ import pytest
 from mymcp.app import create_production_app
 from mymcp.plugins.mnemosyne.configuration import SettingsError
 from tests.processes import child_environment, finished, free_port, run_mymcp, uvicorn_command
-from tests.surface import GATE_OF, GATE_VARIABLES
+from tests.surface import GATE_OF, GATE_VARIABLES, LIMIT_VARIABLE
 
 ErrorT = TypeVar("ErrorT", bound=Exception)
 INVALID_GATE_VALUES = ["True", "TRUE", "1", "0", "", "yes", " true", "false\n", "on"]
+INVALID_LIMIT_VALUES = ["", "999", "1000001", "1e5", "5_000", " 5000", "+5000", "-1", "lots"]
+LIMIT_ERROR = f"{LIMIT_VARIABLE} must be a whole number from 1000 through 1000000"
 
 
 @pytest.fixture(autouse=True)
@@ -225,7 +227,41 @@ def test_a_fully_set_environment_never_consults_the_settings_file(
     _bad_toml(hermetic_home)
     for variable in GATE_VARIABLES:
         monkeypatch.setenv(variable, "false")
+    monkeypatch.setenv(LIMIT_VARIABLE, "1000")
     assert create_production_app() is not None
+
+
+def test_the_settings_file_is_read_while_the_limit_variable_is_unset(
+    hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bad_toml(hermetic_home)
+    for variable in GATE_VARIABLES:
+        monkeypatch.setenv(variable, "false")
+    caught = _refused(SettingsError)
+    assert str(caught) == "Mnemosyne settings file is not valid TOML"
+
+
+# --- the candidate limit ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", INVALID_LIMIT_VALUES, ids=repr)
+def test_an_invalid_candidate_limit_stops_the_factory(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LIMIT_VARIABLE, value)
+    caught = _refused(ValueError)
+    assert str(caught) == LIMIT_ERROR
+    assert value not in str(caught) or value == ""
+
+
+def test_an_invalid_candidate_limit_is_reported_before_the_settings_file(
+    hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _settings_file(hermetic_home, b"[memory\n")
+    monkeypatch.setenv(LIMIT_VARIABLE, "lots")
+    caught = _refused(ValueError)
+    assert not isinstance(caught, SettingsError)
+    assert str(caught) == LIMIT_ERROR
 
 
 # --- under Uvicorn ----------------------------------------------------------------------------
@@ -293,6 +329,18 @@ SETUP_FAILURES = [
         _gate_error(GATE_OF["remember"]),
         [GATE_OF["remember"], "true or false"],
         id="gate",
+    ),
+    pytest.param(
+        lambda home: {LIMIT_VARIABLE: "maybe"},
+        LIMIT_ERROR,
+        [LIMIT_VARIABLE, "from 1000 through 1000000", "unset it"],
+        id="limit",
+    ),
+    pytest.param(
+        _with_settings(_writes(b"[memory]\ncandidate_limit = 50\n")),
+        "Mnemosyne settings file has an invalid schema",
+        ["config.toml, line 2, column 1", "'candidate_limit' must be a whole number"],
+        id="limit-file",
     ),
     pytest.param(
         _with_settings(_bad_toml),

@@ -16,14 +16,19 @@ Route                              Needs                            Answers
 ``POST /notebook/api/search``      a session and its CSRF header    ``memory_recall`` per scope
 ``POST /notebook/api/inspect``     a session and its CSRF header    ``memory_inspect``
 ``GET /notebook/api/export``       a session                        the export, as a download
+``POST /notebook/api/change``      a session and its CSRF header    the change Tool's answer,
+                                                                    or 403 when its gate is off
 =================================  ===============================  =========================
 
 Every route but the page and the login page first refuses a request from another origin
 (403, ``guard.from_other_origin``); then one without a live session (401); then a POST
 without the session's CSRF header (403). Refusals carry a fixed error name and message and
-nothing of the request. Searches and lookups are calls of the runtime's own Tool handlers,
-so they answer, refuse and log exactly as the Tools do; the rows and the export come from
-the plugin through ``host/bootstrap.py``. Work that reads files runs on a worker thread.
+nothing of the request. Searches, lookups and changes are calls of the runtime's own Tool
+handlers, so they answer, refuse and log exactly as the Tools do (the content policy, the
+revision check, the duplicate rule, atomic writes); a change whose Tool the operator has not
+switched on is not served, and the refusal names the setting that switches it on. The rows
+and the export come from the plugin through ``host/bootstrap.py``. Work that reads or writes
+files runs on a worker thread.
 """
 
 from __future__ import annotations
@@ -59,6 +64,9 @@ PATH = "/notebook"
 # Bounds of request bodies: a login, a search or lookup, a change.
 LOGIN_BODY_LIMIT = 4096
 QUERY_BODY_LIMIT = 16384
+CHANGE_BODY_LIMIT = 65536
+# The roles of the Tools that change the notebook (see bootstrap.notebook_tools).
+CHANGES = ("remember", "revise", "archive", "restore", "forget")
 _MAX_SECRET = 256
 
 _STATIC = Path(__file__).parent / "static"
@@ -90,6 +98,7 @@ def page_router(runtime: RuntimeLike) -> APIRouter:
     router.add_route(f"{PATH}/api/search", _guarded(page.search, csrf=True), methods=["POST"])
     router.add_route(f"{PATH}/api/inspect", _guarded(page.inspect, csrf=True), methods=["POST"])
     router.add_route(f"{PATH}/api/export", _guarded(page.export), methods=["GET"])
+    router.add_route(f"{PATH}/api/change", _guarded(page.change, csrf=True), methods=["POST"])
     router.add_route(f"{PATH}/{{rest:path}}", _not_found, methods=["GET", "POST"])
     _logger.info("the notebook page is served at %s/ on this server's address", PATH)
     return router
@@ -251,6 +260,24 @@ class _Page:
         disposition = f'attachment; filename="{name}"'
         headers = {**HEADERS, "content-disposition": disposition}
         return Response(text.encode("utf-8"), headers=headers, media_type="application/json")
+
+    async def change(self, request: Request, _: Session | None) -> Response:
+        body = await json_body(request, CHANGE_BODY_LIMIT)
+        role, arguments = body.get("change"), body.get("arguments")
+        if role not in CHANGES or not isinstance(arguments, dict):
+            raise Refused(400, "invalid_change", "name a change and give its arguments")
+        [tool] = [tool for tool in _tools() if tool["role"] == role]
+        if tool["tool"] not in self._registry:
+            return json_response(
+                {
+                    "error": "change_disabled",
+                    "message": f"{tool['tool']} is switched off",
+                    "variable": tool["variable"],
+                    "setting": tool["setting"],
+                },
+                403,
+            )
+        return json_response(await run_in_threadpool(self._call, str(role), arguments))
 
     def _call(self, role: str, arguments: JsonObject) -> JsonObject:
         """The Tool's answer: ``{"is_error", "answer"}``; ``{"unavailable": true}`` if it is off."""

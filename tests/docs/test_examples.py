@@ -172,12 +172,14 @@ def test_documented_settings_files_are_accepted(tmp_path: Path) -> None:
         settings.write_text(block.text, encoding="utf-8")
         os.chmod(settings, 0o600)
 
-        loaded = configuration.load_mutation_settings(environ={}, home=directory.parent)
+        loaded = configuration.load_settings(environ={}, home=directory.parent)
 
         written = re.findall(r"^(\w+) = (true|false)$", block.text, flags=re.MULTILINE)
-        assert {key: loaded.enabled(key) for key, _ in written} == {
+        assert {key: loaded.gates.enabled(key) for key, _ in written} == {
             key: value == "true" for key, value in written
         }
+        limit = re.findall(r"^candidate_limit = ([\d_]+)$", block.text, flags=re.MULTILINE)
+        assert loaded.candidate_limit == int(limit[0] if limit else "1000")
 
 
 def test_the_settings_failure_table_quotes_every_message_exactly() -> None:
@@ -192,6 +194,13 @@ def test_the_gate_failure_message_is_quoted_exactly() -> None:
     documented = str(raised.value).replace(GATE_OF["forget"], "<VARIABLE>")
 
     assert f"`{documented}`" in README.read_text(encoding="utf-8")
+
+
+def test_the_limit_failure_message_is_quoted_exactly() -> None:
+    with pytest.raises(ValueError) as raised:
+        configuration.load_settings(environ={configuration.LIMIT_VARIABLE: "lots"})
+
+    assert f"`{raised.value}`" in README.read_text(encoding="utf-8")
 
 
 def _shell_blocks() -> Iterator[Block]:

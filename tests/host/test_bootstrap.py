@@ -76,11 +76,11 @@ def test_the_tools_other_tests_read_are_the_pinned_order_and_gates() -> None:
 
 @pytest.fixture
 def settings_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Every call to the gate resolver, with what it resolved (or the error it raised)."""
+    """Every call to the settings resolver, with what it resolved (or the error it raised)."""
     reads: list[Any] = []
-    original = configuration.load_mutation_settings
+    original = configuration.load_settings
 
-    def counting(*args: Any, **kwargs: Any) -> configuration.MutationSettings:
+    def counting(*args: Any, **kwargs: Any) -> configuration.Settings:
         try:
             settings = original(*args, **kwargs)
         except Exception as error:
@@ -89,7 +89,7 @@ def settings_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         reads.append(settings)
         return settings
 
-    monkeypatch.setattr(configuration, "load_mutation_settings", counting)
+    monkeypatch.setattr(configuration, "load_settings", counting)
     return reads
 
 

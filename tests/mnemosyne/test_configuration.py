@@ -18,8 +18,10 @@ from mymcp.plugins.mnemosyne.configuration import (
     GATE_VARIABLES,
     ROOT_VARIABLE,
     MutationSettings,
+    Settings,
     SettingsError,
     load_mutation_settings,
+    load_settings,
     resolve_memory_root,
 )
 
@@ -28,6 +30,8 @@ ARCHIVE_RESTORE = "MNEMOSYNE_MEMORY_ARCHIVE_RESTORE_ENABLED"
 FORGET = "MNEMOSYNE_MEMORY_FORGET_ENABLED"
 REVISE = "MNEMOSYNE_MEMORY_REVISE_ENABLED"
 ALL_VARIABLES = (REMEMBER, ARCHIVE_RESTORE, FORGET, REVISE)
+LIMIT = "MNEMOSYNE_MEMORY_CANDIDATE_LIMIT"
+LIMIT_MESSAGE = f"{LIMIT} must be a whole number from 1000 through 1000000"
 
 # Pinned independently of the module so a wording drift fails here.
 MESSAGES = {
@@ -54,7 +58,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "user-home"
     directory.mkdir()
     monkeypatch.setenv("HOME", str(directory))
-    for variable in (*ALL_VARIABLES, ROOT_VARIABLE):
+    for variable in (*ALL_VARIABLES, LIMIT, ROOT_VARIABLE):
         monkeypatch.delenv(variable, raising=False)
     return directory
 
@@ -683,6 +687,107 @@ def test_error_messages_are_fixed_per_code() -> None:
     for code, message in MESSAGES.items():
         error = SettingsError(code)
         assert (error.code, str(error), error.message) == (code, message, message)
+
+
+# --- the candidate limit ---------------------------------------------------------------------
+
+
+def test_the_limit_is_named_and_defaults_to_the_contracts_bound(home: Path) -> None:
+    assert (configuration.LIMIT_VARIABLE, configuration.LIMIT_KEY) == (LIMIT, "candidate_limit")
+    assert load_settings() == Settings(ALL_OFF, 1000)
+
+
+@pytest.mark.parametrize("value", ["1000", "1001", "100000", "1000000"])
+def test_the_limit_variable_sets_the_limit(
+    home: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv(LIMIT, value)
+    assert load_settings().candidate_limit == int(value)
+
+
+@pytest.mark.parametrize(
+    "value", ["", "999", "0", "1000001", "1e5", "5_000", " 5000", "5000 ", "+5000", "-1", "٥٠٠٠"]
+)
+def test_an_invalid_limit_variable_is_refused_with_a_hint(
+    home: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv(LIMIT, value)
+    with pytest.raises(ValueError) as caught:
+        load_settings()
+    assert type(caught.value) is ValueError
+    assert str(caught.value) == LIMIT_MESSAGE
+    hint = caught.value.setup_hint  # type: ignore[attr-defined]
+    assert LIMIT in hint and "unset it" in hint
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=st.text(max_size=12))
+def test_any_other_limit_text_is_refused_without_echo(value: str) -> None:
+    if value.isascii() and value.isdigit() and 1000 <= int(value) <= 1_000_000:
+        return
+    with pytest.raises(ValueError) as caught:
+        load_settings({LIMIT: value}, home=Path("/nonexistent-home"))
+    assert str(caught.value) == LIMIT_MESSAGE
+
+
+def test_the_limit_variable_is_parsed_before_any_file_access(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_settings(home, "not toml at all [", mode=0o666)
+    monkeypatch.setenv(LIMIT, "many")
+    with pytest.raises(ValueError, match=LIMIT):
+        load_settings()
+
+
+def test_the_settings_file_sets_the_limit_and_the_variable_wins(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_settings(home, "[memory]\ncandidate_limit = 100_000\nforget_enabled = true\n")
+    assert load_settings() == Settings(MutationSettings(forget_enabled=True), 100_000)
+    monkeypatch.setenv(LIMIT, "5000")
+    assert load_settings().candidate_limit == 5000
+    assert load_mutation_settings() == MutationSettings(forget_enabled=True)
+
+
+def test_all_five_variables_set_never_read_the_file(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_settings(home, b"\xff\xfe garbage", mode=0o666)
+    for variable in ALL_VARIABLES:
+        monkeypatch.setenv(variable, "true")
+    monkeypatch.setenv(LIMIT, "2000")
+    assert load_settings() == Settings(ALL_ON, 2000)
+
+
+def test_the_file_is_read_when_only_the_limit_variable_is_unset(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_settings(home, "[memory]\ncandidate_limit = 3000\n")
+    for variable in ALL_VARIABLES:
+        monkeypatch.setenv(variable, "false")
+    assert load_settings() == Settings(ALL_OFF, 3000)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("999", "a number outside that range"),
+        ("1_000_001", "a number outside that range"),
+        ('"5000"', "a string (remove the quotes)"),
+        ("5000.0", "a number with a fraction"),
+        ("true", "a boolean"),
+        ("[5000]", "an array"),
+    ],
+)
+def test_an_unusable_limit_in_the_file_is_an_invalid_schema(
+    home: Path, value: str, kind: str
+) -> None:
+    write_settings(home, f"[memory]\ncandidate_limit = {value}\n")
+    error = expect_error("invalid_schema", home=home)
+    (problem,) = error.problems
+    rule = "'candidate_limit' must be a whole number from 1000 through 1000000"
+    assert problem == configuration.SettingsProblem(f"{rule}, not {kind}", 2, 1)
+    assert value.strip('"') not in problem.text
 
 
 # --- memory root -----------------------------------------------------------------------------

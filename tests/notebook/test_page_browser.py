@@ -264,6 +264,19 @@ def test_the_export_downloads(page: Any) -> None:
     assert {entry["reference"]["id"] for entry in document["records"]} >= {_id(1), _id(4)}
 
 
+def test_with_every_gate_off_no_change_is_offered_and_each_names_its_setting(page: Any) -> None:
+    notes = page.locator("#gate-list li.gate-off").all_text_contents()
+
+    assert len(notes) == 5
+    assert "MNEMOSYNE_MEMORY_REMEMBER_ENABLED=true" in notes[0]
+    assert "remember_enabled = true under [memory] in ~/.mnemosyne/config.toml" in notes[0]
+    assert page.locator("#remember-form").count() == 0
+    page.get_by_role("button", name=TITLES[0]).click()
+    page.wait_for_selector("#detail-body .changes")
+    assert page.locator("#detail-body button[data-change]").count() == 0
+    assert "memory_archive is off" in page.text_content("#detail-body .changes")
+
+
 # --- for everyone --------------------------------------------------------------------------
 
 

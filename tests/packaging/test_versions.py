@@ -1,4 +1,4 @@
-"""One version, in mymcp/settings.py: the package, /version and serverInfo use it.
+"""One version, in mymcp/settings.py: the package, /version, serverInfo and server.json use it.
 
 The wheel's metadata and the bundle's manifest are checked in test_wheel.py and
 test_bundle.py, where they are built.
@@ -45,3 +45,10 @@ def test_the_bundle_template_leaves_the_version_to_the_build() -> None:
     template = json.loads((REPO_ROOT / "bundle" / "manifest.json").read_text(encoding="utf-8"))
 
     assert "version" not in template  # scripts/build-bundle writes settings.SERVER_VERSION
+
+
+def test_the_registry_entry_and_its_package_name_the_settings_version() -> None:
+    entry = json.loads((REPO_ROOT / "server.json").read_text(encoding="utf-8"))
+
+    assert entry["version"] == settings.SERVER_VERSION
+    assert [package["version"] for package in entry["packages"]] == [settings.SERVER_VERSION]

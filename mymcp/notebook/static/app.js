@@ -3,7 +3,7 @@
 "use strict";
 
 (function () {
-  const state = { csrf: "", tools: {}, scopes: [], settingsFile: "", rows: [] };
+  const state = { csrf: "", tools: {}, scopes: [], settingsFile: "", rows: [], current: null };
 
   const SKIP_REASONS = {
     symlink: "a symbolic link; the notebook never follows one",
@@ -240,24 +240,308 @@
     return [el("h3", { class: "memory-title" }, heading), fields];
   }
 
-  function renderDetail(answer) {
+  function renderDetail(answer, before) {
     const body = byId("detail-body");
+    state.current = null;
     if (answer.unavailable) {
       body.replaceChildren(el("p", {}, "memory_inspect is not served."));
     } else if (answer.is_error) {
       body.replaceChildren(problem(answer.answer));
     } else {
-      body.replaceChildren(...memoryView(answer.answer.memory));
+      state.current = answer.answer.memory;
+      body.replaceChildren(...memoryView(state.current), actions(state.current));
     }
+    if (before) body.prepend(before);
     byId("detail-title").focus();
   }
 
-  async function inspect(reference) {
+  async function inspect(reference, before) {
     try {
-      renderDetail(await api("api/inspect", { reference: reference }));
+      renderDetail(await api("api/inspect", { reference: reference }), before);
     } catch (error) {
       failed(error);
     }
+  }
+
+  // --- changes -----------------------------------------------------------------------------
+
+  const DONE = {
+    remembered: "Remembered.",
+    already_exists: "That memory is already in the notebook; nothing was added.",
+    existing_archived: "That memory is already in the notebook, archived; nothing was added.",
+    revised: "Revised.",
+    already_current: "The memory already says exactly that; nothing was changed.",
+    archived: "Archived.",
+    already_archived: "It was archived already; nothing was changed.",
+    restored: "Restored.",
+    already_active: "It was active already; nothing was changed.",
+    forgotten: "Forgotten: its file is gone.",
+  };
+  const STALE = "This memory changed since you opened it, so nothing was changed. " +
+    "Here it is as it is now.";
+
+  function enabled(role) {
+    return Boolean(state.tools[role] && state.tools[role].enabled);
+  }
+
+  function offText(role) {
+    const tool = state.tools[role];
+    return tool.tool + " is off. To offer it here, set " + tool.variable +
+      "=true in the server's environment, or " + tool.setting + " = true under [memory] in " +
+      state.settingsFile + ", then restart the server.";
+  }
+
+  function renderGates() {
+    const list = byId("gate-list");
+    list.replaceChildren();
+    for (const role of ["remember", "revise", "archive", "restore", "forget"]) {
+      const tool = state.tools[role];
+      if (!tool) continue;
+      const text = tool.enabled ? tool.tool + " is on." : offText(role);
+      list.append(el("li", { class: tool.enabled ? "gate-on" : "gate-off", "data-role": role }, text));
+    }
+  }
+
+  function canonicalReference(reference) {
+    return Object.assign({ schema_version: 2 }, reference);
+  }
+
+  // Runs one change; a stale revision shows the memory as it is now, a refusal its reason.
+  async function change(role, args, where) {
+    let answer;
+    try {
+      answer = await api("api/change", { change: role, arguments: args });
+    } catch (error) {
+      failed(error);
+      return false;
+    }
+    const payload = answer.answer;
+    if (answer.is_error && payload.code === "revision_conflict") {
+      await loadOverview().catch(failed);
+      await inspect(args.reference, el("p", { class: "problem", role: "alert" }, STALE));
+      notice(STALE);
+      return false;
+    }
+    if (answer.is_error) {
+      const shown = problem(payload);
+      notice(shown.textContent);
+      where.replaceChildren(shown);
+      return false;
+    }
+    await loadOverview().catch(failed);
+    if (role === "forget") {
+      byId("detail-body").replaceChildren(el("p", { class: "hint" }, DONE.forgotten));
+    } else {
+      await inspect(canonicalReference(payload.reference));
+    }
+    // Said last, once the page shows the notebook as the change left it.
+    notice(DONE[payload.status] || "Done: " + payload.status + ".");
+    return true;
+  }
+
+  function target(memory) {
+    return { reference: memory.reference, expected_revision: memory.lifecycle.revision };
+  }
+
+  function actionButton(role, label, onclick) {
+    if (!enabled(role)) return el("p", { class: "hint gate-off" }, offText(role));
+    return el("button", { type: "button", "data-change": role, onclick: onclick }, label);
+  }
+
+  function actions(memory) {
+    if (memory.schema_version !== 2) {
+      return el("p", { class: "hint" }, "A version 1 record is changed only by editing its file.");
+    }
+    const box = el("div", { class: "changes" });
+    const bar = el("div", { class: "actions" });
+    const archived = memory.lifecycle.state === "archived";
+    const outcome = el("div", { class: "outcome" });
+    const run = (role) => () => change(role, target(memory), outcome);
+    bar.append(actionButton("revise", "Revise", () => openRevise(memory)));
+    if (archived) {
+      bar.append(actionButton("restore", "Restore", run("restore")));
+      bar.append(actionButton("forget", "Forget…", () => confirmForget(memory, outcome)));
+    } else {
+      bar.append(actionButton("archive", "Archive", run("archive")));
+      if (enabled("forget")) bar.append(el("p", { class: "hint" }, "Archive it first to forget it."));
+    }
+    box.append(bar, outcome);
+    return box;
+  }
+
+  function confirmForget(memory, outcome) {
+    const dialog = byId("forget-dialog");
+    byId("forget-name").textContent = memory.title === null ? memory.id : memory.title;
+    dialog.returnValue = "";
+    dialog.addEventListener(
+      "close",
+      () => {
+        if (dialog.returnValue === "forget") change("forget", target(memory), outcome);
+      },
+      { once: true },
+    );
+    dialog.showModal();
+    byId("forget-keep").focus();
+  }
+
+  // --- forms ---------------------------------------------------------------------------------
+
+  let fieldCount = 0;
+
+  function field(label, control, hint) {
+    fieldCount += 1;
+    control.id = control.id || "field-" + fieldCount;
+    const parts = [el("label", { for: control.id }, label), control];
+    if (hint) parts.push(el("span", { class: "hint" }, hint));
+    return el("div", { class: "field" }, ...parts);
+  }
+
+  function input(name, value, props) {
+    const node = el("input", Object.assign({ name: name, autocomplete: "off" }, props || {}));
+    node.value = value === null || value === undefined ? "" : value;
+    return node;
+  }
+
+  function textarea(name, value) {
+    const node = el("textarea", { name: name, rows: 6, maxlength: 4000, required: true });
+    node.value = value || "";
+    return node;
+  }
+
+  function select(name, values) {
+    return el("select", { name: name }, ...values.map((value) => el("option", { value: value }, value)));
+  }
+
+  function orNull(text) {
+    const trimmed = text.trim();
+    return trimmed === "" ? null : trimmed;
+  }
+
+  function tagList(text) {
+    return text.split(",").map((tag) => tag.trim()).filter((tag) => tag !== "");
+  }
+
+  function openRevise(memory) {
+    const form = el("form", { class: "edit", id: "revise-form" });
+    const controls = {
+      namespace_label: input("namespace_label", memory.namespace.label, { maxlength: 100 }),
+      title: input("title", memory.title, { maxlength: 200 }),
+      content: textarea("content", memory.content),
+      tags: input("tags", memory.tags.join(", ")),
+    };
+    if (memory.collection) {
+      controls.collection_label = input("collection_label", memory.collection.label, { maxlength: 100 });
+    }
+    const outcome = el("div", { class: "outcome" });
+    form.append(
+      el("h3", {}, "Revise"),
+      field("Namespace label", controls.namespace_label, "empty for none"),
+      controls.collection_label ? field("Collection label", controls.collection_label, "empty for none") : null,
+      field("Title", controls.title, "empty for none"),
+      field("Content", controls.content),
+      field("Tags", controls.tags, "separated by commas"),
+      outcome,
+      el(
+        "div",
+        { class: "actions" },
+        el("button", { type: "submit" }, "Save"),
+        el("button", { type: "button", onclick: () => inspect(memory.reference) }, "Cancel"),
+      ),
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const args = target(memory);
+      args.namespace_label = orNull(controls.namespace_label.value);
+      if (controls.collection_label) args.collection_label = orNull(controls.collection_label.value);
+      args.title = orNull(controls.title.value);
+      args.content = controls.content.value;
+      args.tags = tagList(controls.tags.value);
+      change("revise", args, outcome);
+    });
+    byId("detail-body").replaceChildren(form);
+    controls.title.focus();
+  }
+
+  function rememberForm() {
+    const body = byId("remember-body");
+    if (!enabled("remember")) {
+      body.replaceChildren(el("p", { class: "hint gate-off" }, offText("remember")));
+      return;
+    }
+    const scopes = state.scopes;
+    const controls = {
+      scope: select("scope", scopes.map((scope) => scope.scope)),
+      namespaceKind: select("namespace_kind", []),
+      namespaceId: input("namespace_id", "", { required: true, maxlength: 64 }),
+      namespaceLabel: input("namespace_label", "", { maxlength: 100 }),
+      collectionId: input("collection_id", "", { maxlength: 64 }),
+      collectionLabel: input("collection_label", "", { maxlength: 100 }),
+      kind: select("kind", []),
+      language: input("language", "", { maxlength: 35 }),
+      title: input("title", "", { maxlength: 200 }),
+      content: textarea("content", ""),
+      tags: input("tags", ""),
+      origin: select("origin", ["explicit_user_statement", "user_approved_proposal"]),
+      occurredAt: input("occurred_at", "", { placeholder: "2026-07-18T12:00:00Z" }),
+    };
+    const occurred = field("Occurred at", controls.occurredAt, "UTC, for an event");
+    function fitScope() {
+      const rule = scopes.find((scope) => scope.scope === controls.scope.value);
+      controls.namespaceKind.replaceChildren(...rule.namespace_kinds.map((v) => el("option", { value: v }, v)));
+      controls.kind.replaceChildren(...rule.memory_kinds.map((v) => el("option", { value: v }, v)));
+      fitKind();
+    }
+    function fitKind() {
+      occurred.hidden = controls.kind.value !== "event";
+    }
+    controls.scope.addEventListener("change", fitScope);
+    controls.kind.addEventListener("change", fitKind);
+    const outcome = el("div", { class: "outcome" });
+    const form = el(
+      "form",
+      { class: "edit", id: "remember-form" },
+      field("Scope", controls.scope),
+      field("Namespace kind", controls.namespaceKind),
+      field("Namespace", controls.namespaceId, "lower-case letters, digits, - and _"),
+      field("Namespace label", controls.namespaceLabel, "optional"),
+      field("Collection", controls.collectionId, "optional"),
+      field("Collection label", controls.collectionLabel, "optional"),
+      field("Kind", controls.kind),
+      field("Language", controls.language, "optional, such as en or pt-BR"),
+      field("Title", controls.title, "optional"),
+      field("Content", controls.content),
+      field("Tags", controls.tags, "separated by commas"),
+      field("Origin", controls.origin, "you said it, or you approved a proposal"),
+      occurred,
+      outcome,
+      el("div", { class: "actions" }, el("button", { type: "submit" }, "Remember")),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const collection = orNull(controls.collectionId.value);
+      const args = {
+        scope: controls.scope.value,
+        namespace: {
+          kind: controls.namespaceKind.value,
+          id: controls.namespaceId.value.trim(),
+          label: orNull(controls.namespaceLabel.value),
+        },
+        collection: collection === null ? null : { id: collection, label: orNull(controls.collectionLabel.value) },
+        kind: controls.kind.value,
+        language: orNull(controls.language.value),
+        title: orNull(controls.title.value),
+        content: controls.content.value,
+        tags: tagList(controls.tags.value),
+        origin: controls.origin.value,
+      };
+      if (controls.kind.value === "event") args.occurred_at = controls.occurredAt.value.trim();
+      if (await change("remember", args, outcome)) {
+        form.reset();
+        fitScope();
+      }
+    });
+    body.replaceChildren(form);
+    fitScope();
   }
 
   // --- search ------------------------------------------------------------------------------
@@ -349,6 +633,8 @@
       state.settingsFile = session.settings_file;
       for (const tool of session.tools) state.tools[tool.role] = tool;
       fillScopes();
+      renderGates();
+      rememberForm();
       await loadOverview();
       document.body.dataset.ready = "true";
     } catch (error) {

@@ -1,9 +1,11 @@
-"""Mnemosyne configuration: where memories live and which mutation Tools are switched on.
+"""Mnemosyne configuration: where memories live, which mutation Tools are switched on and
+how many record files one scan may find.
 
-Two inputs decide the mutation gates: four environment variables and an optional, read-only
-``~/.mnemosyne/config.toml``. The environment is parsed first and wins key by key; the file is
-consulted only when at least one variable is unset, and then it is read at most once through
-no-follow descriptors so that a swap between the checks and the read cannot redirect it.
+Two inputs decide the mutation gates and the candidate limit: five environment variables
+and an optional, read-only ``~/.mnemosyne/config.toml``. The environment is parsed first and
+wins key by key; the file is consulted only when at least one variable is unset, and then it
+is read at most once through no-follow descriptors so that a swap between the checks and the
+read cannot redirect it.
 
 A refused file raises :class:`SettingsError`, whose text is a fixed sentence per cause; the
 operator learns where and why from its note (the path, the line and column, the key), which a
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from mymcp.plugin_api.setup import SetupError
-from mymcp.plugins.mnemosyne.memory.files import read_at_most
+from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES, read_at_most
 
 try:
     import tomllib
@@ -31,18 +33,26 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef, import-not-found]
 
 __all__ = [
+    "DEFAULT_CANDIDATE_LIMIT",
     "GATE_VARIABLES",
+    "LIMIT_KEY",
+    "LIMIT_VARIABLE",
+    "MAX_CANDIDATE_LIMIT",
     "MAX_SETTINGS_BYTES",
     "MEMORY_ROOT_ERROR_MESSAGE",
     "ROOT_VARIABLE",
     "SETTINGS_ERROR_MESSAGES",
     "MemoryRootError",
     "MutationSettings",
+    "Settings",
     "SettingsError",
     "SettingsProblem",
     "check_memory_root",
+    "candidate_limit_value",
     "gate_variable_values",
+    "limit_rule",
     "load_mutation_settings",
+    "load_settings",
     "memory_root_problem",
     "read_settings_file",
     "resolve_memory_root",
@@ -59,6 +69,13 @@ GATE_VARIABLES: tuple[tuple[str, str], ...] = (
     ("MNEMOSYNE_MEMORY_FORGET_ENABLED", "forget_enabled"),
     ("MNEMOSYNE_MEMORY_REVISE_ENABLED", "revise_enabled"),
 )
+
+# The candidate limit: how many record files one scan of a scope may find (the contract's
+# 1,000 unless the operator raises it), its variable and its key in the settings file.
+LIMIT_VARIABLE = "MNEMOSYNE_MEMORY_CANDIDATE_LIMIT"
+LIMIT_KEY = "candidate_limit"
+DEFAULT_CANDIDATE_LIMIT = MAX_CANDIDATES
+MAX_CANDIDATE_LIMIT = 1_000_000
 
 MAX_SETTINGS_BYTES = 16384
 
@@ -94,13 +111,27 @@ class MutationSettings:
 
     def enabled(self, key: str) -> bool:
         """Return the gate named by a settings key such as ``"forget_enabled"``."""
-        if key not in _SETTING_KEYS:
+        if key not in _GATE_KEYS:
             raise KeyError(key)
         value: bool = getattr(self, key)
         return value
 
 
-_SETTING_KEYS = frozenset(field.name for field in fields(MutationSettings))
+_GATE_KEYS = frozenset(field.name for field in fields(MutationSettings))
+_SETTING_KEYS = _GATE_KEYS | {LIMIT_KEY}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the operator set: the gates and the candidate limit."""
+
+    gates: MutationSettings = MutationSettings()
+    candidate_limit: int = DEFAULT_CANDIDATE_LIMIT
+
+
+def limit_rule() -> str:
+    """What the candidate limit may be, in the words every message about it uses."""
+    return f"a whole number from {DEFAULT_CANDIDATE_LIMIT} through {MAX_CANDIDATE_LIMIT}"
 
 
 class SettingsProblem(NamedTuple):
@@ -176,15 +207,38 @@ def load_mutation_settings(
 
     Raises ``ValueError`` for a gate variable that is not exactly ``true`` or ``false`` (before
     any file access; its ``setup_hint`` says what to do) and ``SettingsError`` for a settings
-    file that fails any check.
+    file that fails any check. The file is not read when all four gate variables are set.
     """
     env = os.environ if environ is None else environ
     from_env = _parse_environment(env)
     if len(from_env) == len(GATE_VARIABLES):
         return MutationSettings(**from_env)
-    from_file = read_settings_file(settings_path(env, home)) or {}
-    merged = {key: from_env.get(key, from_file.get(key, False)) for _, key in GATE_VARIABLES}
-    return MutationSettings(**merged)
+    return _settings(from_env, read_settings_file(settings_path(env, home)) or {}).gates
+
+
+def load_settings(environ: Mapping[str, str] | None = None, home: Path | None = None) -> Settings:
+    """Resolve the gates and the candidate limit, as :func:`load_mutation_settings` does.
+
+    Both kinds of variable are parsed before any file access; the file is read (once) unless
+    all five variables are set. Raises ``ValueError`` (a variable) and ``SettingsError``.
+    """
+    env = os.environ if environ is None else environ
+    from_env: dict[str, bool | int] = dict(_parse_environment(env))
+    limit = candidate_limit_value(env)
+    if limit is not None:
+        from_env[LIMIT_KEY] = limit
+    from_file: dict[str, bool | int] = {}
+    if len(from_env) < len(_SETTING_KEYS):
+        from_file = read_settings_file(settings_path(env, home)) or {}
+    return _settings(from_env, from_file)
+
+
+def _settings(from_env: Mapping[str, bool | int], from_file: Mapping[str, bool | int]) -> Settings:
+    def value(key: str, default: bool | int) -> bool | int:
+        return from_env.get(key, from_file.get(key, default))
+
+    gates = MutationSettings(**{key: bool(value(key, False)) for _, key in GATE_VARIABLES})
+    return Settings(gates, int(value(LIMIT_KEY, DEFAULT_CANDIDATE_LIMIT)))
 
 
 def gate_variable_values(env: Mapping[str, str]) -> dict[str, bool | None]:
@@ -194,6 +248,24 @@ def gate_variable_values(env: Mapping[str, str]) -> dict[str, bool | None]:
         for variable, _ in GATE_VARIABLES
         if variable in env
     }
+
+
+def candidate_limit_value(env: Mapping[str, str]) -> int | None:
+    """The candidate limit the variable sets, None when it is unset.
+
+    Raises ``ValueError`` (with a ``setup_hint``) when it is set to anything but a whole
+    number of plain digits within the allowed range; the value is never repeated.
+    """
+    text = env.get(LIMIT_VARIABLE)
+    if text is None:
+        return None
+    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+    if number is None or not DEFAULT_CANDIDATE_LIMIT <= number <= MAX_CANDIDATE_LIMIT:
+        error = ValueError(f"{LIMIT_VARIABLE} must be {limit_rule()}")
+        hint = f"{LIMIT_VARIABLE} is set in the server's environment; make it {limit_rule()}, "
+        error.setup_hint = hint + "or unset it"  # type: ignore[attr-defined]
+        raise error
+    return number
 
 
 def _parse_environment(env: Mapping[str, str]) -> dict[str, bool]:
@@ -285,8 +357,8 @@ def _refuse(code: str, source: Path, problem: SettingsProblem | str) -> NoReturn
     raise SettingsError(code, source=source, problems=(problem,)) from None
 
 
-def read_settings_file(path: Path) -> dict[str, bool] | None:
-    """The gates the settings file at ``path`` sets, or None when there is no such file.
+def read_settings_file(path: Path) -> dict[str, bool | int] | None:
+    """The gates and the limit the settings file at ``path`` sets, or None without a file.
 
     Runs every check of the loader, in its order, and raises the same ``SettingsError``.
     """
@@ -297,7 +369,7 @@ def read_settings_file(path: Path) -> dict[str, bool] | None:
     problems = schema_problems(document, text)
     if problems:
         raise SettingsError("invalid_schema", source=path, problems=problems) from None
-    section: dict[str, bool] = document.get(_SECTION, {})
+    section: dict[str, bool | int] = document.get(_SECTION, {})
     return dict(section)
 
 
@@ -474,6 +546,9 @@ def schema_problems(document: Mapping[str, Any], text: str) -> tuple[SettingsPro
     for key, value in section.items():
         if key not in _SETTING_KEYS:
             problems.append(_unknown_key(key, text))
+        elif key == LIMIT_KEY:
+            if not _usable_limit(value):
+                problems.append(_not_a_limit(value, text))
         elif type(value) is not bool:
             problems.append(_not_a_boolean(key, value, text))
     return tuple(problems)
@@ -509,6 +584,25 @@ def _not_a_boolean(key: str, value: Any, text: str) -> SettingsProblem:
     line, column = _position(text, _SECTION, key)
     kind = "a string (remove the quotes)" if isinstance(value, str) else f"a {_toml_kind(value)}"
     return SettingsProblem(f"'{key}' must be true or false, not {kind}", line, column)
+
+
+def _usable_limit(value: Any) -> bool:
+    return type(value) is int and DEFAULT_CANDIDATE_LIMIT <= value <= MAX_CANDIDATE_LIMIT
+
+
+def _not_a_limit(value: Any, text: str) -> SettingsProblem:
+    line, column = _position(text, _SECTION, LIMIT_KEY)
+    if type(value) is int:
+        kind = "a number outside that range"
+    elif isinstance(value, float):
+        kind = "a number with a fraction"
+    elif isinstance(value, str):
+        kind = "a string (remove the quotes)"
+    elif isinstance(value, bool):
+        kind = "a boolean"
+    else:
+        kind = {"array": "an array"}.get(_toml_kind(value), f"a {_toml_kind(value)}")
+    return SettingsProblem(f"'{LIMIT_KEY}' must be {limit_rule()}, not {kind}", line, column)
 
 
 def _toml_kind(value: Any) -> str:

@@ -28,7 +28,14 @@ from pathlib import Path
 
 from mymcp.plugin_api.setup import FAIL, OK, WARN, Finding
 from mymcp.plugins.mnemosyne import configuration
-from mymcp.plugins.mnemosyne.configuration import GATE_VARIABLES, ROOT_VARIABLE, SettingsError
+from mymcp.plugins.mnemosyne.configuration import (
+    DEFAULT_CANDIDATE_LIMIT,
+    GATE_VARIABLES,
+    LIMIT_KEY,
+    LIMIT_VARIABLE,
+    ROOT_VARIABLE,
+    SettingsError,
+)
 from mymcp.plugins.mnemosyne.memory import discovery, faults, files
 from mymcp.plugins.mnemosyne.memory.records import (
     INVALID_ENCODING,
@@ -52,6 +59,8 @@ _UNSET_MEANS_OFF = " (a gate whose variable is not set is off)"
 LOW_SPACE_BYTES = 50_000_000
 LOW_SPACE_INODES = 1_000
 _SHOWN_TEMP_FOLDERS = 10
+# Above this share of the candidate limit, a scope is reported as nearly full.
+NEARLY_FULL = 0.8
 
 
 def findings(environ: Mapping[str, str] | None = None) -> list[Finding]:
@@ -59,13 +68,17 @@ def findings(environ: Mapping[str, str] | None = None) -> list[Finding]:
     env = os.environ if environ is None else environ
     settings_file = configuration.settings_path(env)
     from_env = configuration.gate_variable_values(env)
-    file_values, found = _settings_findings(settings_file, skipped=_all_set(from_env))
+    limit_from_env = _limit_from_environment(env)
+    skipped = _all_set(from_env) and isinstance(limit_from_env, int)
+    file_values, found = _settings_findings(settings_file, skipped=skipped)
     found += _gate_findings(from_env, file_values, settings_file)
+    limit, limit_found = _limit_finding(limit_from_env, file_values, settings_file)
+    found.append(limit_found)
     root = configuration.resolve_memory_root(env)
     any_gate_on = any(from_env.get(v, file_values.get(k)) for v, k in GATE_VARIABLES)
     found += _root_findings(root, _root_source(env), any_gate_on)
     found += _filesystem_findings(root, any_gate_on)
-    found += _record_findings(root)
+    found += _record_findings(root, limit)
     found += _leftover_temp_findings(root)
     return found
 
@@ -77,7 +90,15 @@ def _all_set(from_env: Mapping[str, bool | None]) -> bool:
     return len(from_env) == len(GATE_VARIABLES) and None not in from_env.values()
 
 
-def _settings_findings(path: Path, *, skipped: bool) -> tuple[dict[str, bool], list[Finding]]:
+def _limit_from_environment(env: Mapping[str, str]) -> int | ValueError | None:
+    """The limit the variable sets, None when unset, the error when it is refused."""
+    try:
+        return configuration.candidate_limit_value(env)
+    except ValueError as error:
+        return error
+
+
+def _settings_findings(path: Path, *, skipped: bool) -> tuple[dict[str, bool | int], list[Finding]]:
     """The file's gate values (empty when missing or refused) and what to say about it."""
     directory = path.parent
     if not os.path.lexists(directory):
@@ -89,12 +110,12 @@ def _settings_findings(path: Path, *, skipped: bool) -> tuple[dict[str, bool], l
         values = configuration.read_settings_file(path)
     except SettingsError as error:
         level = WARN if skipped else FAIL
-        suffix = " (not read while all four gate variables are set)" if skipped else ""
+        suffix = " (not read while all five variables are set)" if skipped else ""
         return {}, [*found, *_refusal(error, level, suffix)]
     if values is None:
         found.append((OK, f"no settings file: {path} does not exist{_UNSET_MEANS_OFF}"))
     elif skipped:
-        found.append((OK, f"{path} is not read: all four gate variables are set"))
+        found.append((OK, f"{path} is not read: all five variables are set"))
     return values or {}, found
 
 
@@ -105,7 +126,7 @@ def _refusal(error: SettingsError, level: str, suffix: str) -> list[Finding]:
 
 
 def _gate_findings(
-    from_env: Mapping[str, bool | None], from_file: Mapping[str, bool], settings_file: Path
+    from_env: Mapping[str, bool | None], from_file: Mapping[str, bool | int], settings_file: Path
 ) -> list[Finding]:
     found: list[Finding] = []
     for variable, key in GATE_VARIABLES:
@@ -121,6 +142,23 @@ def _gate_findings(
         else:
             found.append((OK, f"{tools}: off (neither {variable} nor {key} is set)"))
     return found
+
+
+def _limit_finding(
+    from_env: int | ValueError | None, from_file: Mapping[str, bool | int], settings_file: Path
+) -> tuple[int, Finding]:
+    """The candidate limit the server would use, and where it comes from."""
+    if isinstance(from_env, ValueError):
+        text = f"{from_env}; the server will not start"
+        return int(from_file.get(LIMIT_KEY, DEFAULT_CANDIDATE_LIMIT)), (FAIL, text)
+    if from_env is not None:
+        return from_env, (OK, f"candidate limit: {from_env} ({LIMIT_VARIABLE} in the environment)")
+    if LIMIT_KEY in from_file:
+        limit = int(from_file[LIMIT_KEY])
+        return limit, (OK, f"candidate limit: {limit} ({LIMIT_KEY} = {limit} in {settings_file})")
+    unset = f"neither {LIMIT_VARIABLE} nor {LIMIT_KEY} is set"
+    text = f"candidate limit: {DEFAULT_CANDIDATE_LIMIT} ({unset})"
+    return DEFAULT_CANDIDATE_LIMIT, (OK, text)
 
 
 # --- the memory root -----------------------------------------------------------------------
@@ -289,7 +327,7 @@ class _ScopeReport:
         self.skipped.append((shown, reason, _WALK_SKIP_DETAILS[reason]))
 
 
-def _record_findings(root: Path) -> list[Finding]:
+def _record_findings(root: Path, limit: int) -> list[Finding]:
     if not os.path.isdir(root) or configuration.memory_root_problem(root) is not None:
         return []
     found: list[Finding] = []
@@ -299,11 +337,11 @@ def _record_findings(root: Path) -> list[Finding]:
             text = f"{name} (in the memory root) is not a scope folder and is never read"
             found.append((WARN, f"{text}; the scopes are {', '.join(map(str, Scope))}"))
     for scope in Scope:
-        found += _scope_findings(root, str(scope))
+        found += _scope_findings(root, str(scope), limit)
     return found
 
 
-def _scope_findings(root: Path, scope: str) -> list[Finding]:
+def _scope_findings(root: Path, scope: str, limit: int) -> list[Finding]:
     start = root / scope
     try:
         status = os.lstat(start)
@@ -326,15 +364,35 @@ def _scope_findings(root: Path, scope: str) -> list[Finding]:
             )
         except OSError as error:
             return [(FAIL, f"scope {scope}: a folder cannot be listed ({_reason(error)})")]
-        if len(candidates) > files.MAX_CANDIDATES:
-            text = (
-                f"holds {len(candidates)} .json files, more than {files.MAX_CANDIDATES}: "
-                "recall and scope-wide listing answer candidate_limit_exceeded"
-            )
-            return [(FAIL, f"scope {scope}: {text}")]
+        if len(candidates) > limit:
+            return [(FAIL, f"scope {scope}: {_over_limit(len(candidates), limit)}")]
         for candidate in candidates:
             _check_candidate(start_fd, scope, candidate.parts, report)
-    return [_scope_summary(scope, report), *_skipped_findings(report)]
+    found = [_scope_summary(scope, report), *_skipped_findings(report)]
+    if len(candidates) > NEARLY_FULL * limit:
+        found.append((WARN, f"scope {scope}: {_nearly_full(len(candidates), limit)}"))
+    return found
+
+
+_REFUSED_PAST_LIMIT = (
+    "recall, memory_remember and memory_list of the whole scope answer candidate_limit_exceeded"
+)
+_RAISE_LIMIT = f"raise {LIMIT_VARIABLE} (or {LIMIT_KEY} in config.toml)"
+
+
+def _over_limit(count: int, limit: int) -> str:
+    return (
+        f"holds {count} .json files, more than the candidate limit of {limit}: "
+        f"{_REFUSED_PAST_LIMIT}; {_RAISE_LIMIT} to at least {count}"
+    )
+
+
+def _nearly_full(count: int, limit: int) -> str:
+    return (
+        f"holds {count} .json files, {count * 100 // limit}% of the candidate limit of {limit}; "
+        f"past it, {_REFUSED_PAST_LIMIT}: {_RAISE_LIMIT}, or keep memories apart by namespace "
+        "(memory_list of one namespace counts only that namespace's files)"
+    )
 
 
 def _scope_summary(scope: str, report: _ScopeReport) -> Finding:

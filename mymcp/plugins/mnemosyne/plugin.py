@@ -55,6 +55,10 @@ SERVICE_MODULES: tuple[str, ...] = tuple(
     for name in ("store", "recall", "listing", "inspect", "lifecycle", "remember", "revise")
 )
 
+# Data a service reads on its first use, loaded by warm_up after the imports: (module,
+# function of no arguments).
+SERVICE_DATA: tuple[tuple[str, str], ...] = (("mymcp.plugins.mnemosyne.memory.meaning", "load"),)
+
 # Declaration order: the manifest's order, and so the order of tools/list.
 DECLARED_TOOLS: tuple[MemoryTool, ...] = (
     recall.TOOL,
@@ -71,11 +75,18 @@ DECLARED_TOOLS: tuple[MemoryTool, ...] = (
 class MnemosyneContext:
     """What every Mnemosyne Tool call shares: one store (and its cache) for the process.
 
-    Without a store given, the first call that needs one makes it, exactly once.
+    Without a store given, the first call that needs one makes it, exactly once, with the
+    operator's candidate limit.
     """
 
-    def __init__(self, store: MemoryStore | None = None) -> None:
+    def __init__(
+        self,
+        store: MemoryStore | None = None,
+        *,
+        candidate_limit: int = configuration.DEFAULT_CANDIDATE_LIMIT,
+    ) -> None:
         self._store = store
+        self._candidate_limit = candidate_limit
         self._lock = threading.Lock()
 
     @property
@@ -85,7 +96,7 @@ class MnemosyneContext:
                 if self._store is None:
                     from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
-                    self._store = MemoryStore()
+                    self._store = MemoryStore(candidate_limit=self._candidate_limit)
         return self._store
 
     def memory_root(self) -> Path:
@@ -122,24 +133,39 @@ def mnemosyne_plugin_definition() -> PluginDefinition:
 
 
 def mnemosyne_contribution() -> PluginContribution:
-    """The contribution for this process: operator gates are resolved here, once.
+    """The contribution for this process: operator settings are resolved here, once.
 
     Once it is built, the Tools' services are imported in the background (:func:`warm_up`).
     """
-    contribution = build_mnemosyne_contribution(configuration.load_mutation_settings())
+    settings = configuration.load_settings()
+    contribution = build_mnemosyne_contribution(
+        settings.gates, candidate_limit=settings.candidate_limit
+    )
     _start_warm_up()
     return contribution
 
 
 def warm_up() -> None:
-    """Import every module of :data:`SERVICE_MODULES` that is not imported yet.
+    """Import every module of :data:`SERVICE_MODULES` that is not imported yet, then load
+    the data of :data:`SERVICE_DATA` (recall's meaning table).
 
-    A module that fails to import is left to the call that needs it, which answers
+    A module or data that fails to load is left to the call that needs it, which answers
     ``internal_error``.
     """
     for name in SERVICE_MODULES:
         try:
             importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
+            continue
+    # On a daemon thread of its own: a process told to stop never waits for data it will
+    # not use.
+    threading.Thread(target=_load_data, name="mnemosyne-warm-up-data", daemon=True).start()
+
+
+def _load_data() -> None:
+    for name, function in SERVICE_DATA:
+        try:
+            getattr(importlib.import_module(name), function)()
         except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
             continue
 
@@ -158,10 +184,13 @@ def _start_warm_up() -> None:
 
 
 def build_mnemosyne_contribution(
-    settings: MutationSettings, *, store: MemoryStore | None = None
+    settings: MutationSettings,
+    *,
+    store: MemoryStore | None = None,
+    candidate_limit: int = configuration.DEFAULT_CANDIDATE_LIMIT,
 ) -> PluginContribution:
     """The always-on read Tools plus each mutation Tool whose gate is enabled."""
-    context = MnemosyneContext(store)
+    context = MnemosyneContext(store, candidate_limit=candidate_limit)
     tools = [
         ActivatedTool(
             QualifiedCapabilityId(

@@ -25,6 +25,7 @@ from tests.mnemosyne.transfer.transfer_support import (
     sample_notebook,
     without_time,
 )
+from tests.surface import LIMIT_VARIABLE
 
 SECRET = "sk-" + "Q7vX2mP9kL4nR8tY1wZ6"
 
@@ -288,6 +289,47 @@ def test_a_scope_is_filled_up_to_the_candidate_bound_and_no_further(
         "(candidate_limit_exceeded); recall and list would stop working past that"
     )
     assert lines[2] == "created  record 3: knowledge/note.json"
+
+
+def test_the_bound_of_an_import_is_the_operators_candidate_limit(
+    memory_root: Path,
+    write_document: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for index in range(files.MAX_CANDIDATES):
+        write_record(memory_root, "{}", "project", "filler", f"f{index}.json")
+    first = canonical_record(id="mem_" + "1" * 32, content="First.")
+    second = canonical_record(id="mem_" + "2" * 32, content="Second.")
+    monkeypatch.setenv(LIMIT_VARIABLE, "1001")
+
+    ran = mymcp(capsys, "import", str(write_document(entry(first), entry(second))), "--apply")
+
+    lines = ran.out.splitlines()
+    assert lines[0].startswith("created  record 1: ")
+    assert lines[1] == (
+        "refused  record 2: scope project already holds 1,001 record files "
+        "(candidate_limit_exceeded); recall and list would stop working past that"
+    )
+
+
+def test_an_invalid_limit_stops_an_import_with_two_plain_lines(
+    memory_root: Path,
+    write_document: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(LIMIT_VARIABLE, "lots")
+
+    ran = mymcp(capsys, "import", str(write_document(entry(canonical_record()))), "--apply")
+
+    assert ran.code == 1
+    assert ran.err.splitlines() == [
+        f"mymcp import: {LIMIT_VARIABLE} must be a whole number from 1000 through 1000000",
+        f"{LIMIT_VARIABLE} is set in the server's environment; make it a whole number from "
+        "1000 through 1000000, or unset it",
+    ]
+    assert not memory_root.exists()
 
 
 def test_a_legacy_record_goes_back_to_its_path_and_a_different_file_there_is_kept(

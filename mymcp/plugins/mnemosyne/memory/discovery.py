@@ -151,7 +151,7 @@ class _Walker:
         # Runs once per file on every walk.
         candidates = self.candidates
         if len(candidates) >= self.limit:
-            raise CandidateLimitExceeded()
+            raise CandidateLimitExceeded(limit=self.limit)
         try:
             status = files.lstat_at(fd, name)
         except OSError:
@@ -165,7 +165,14 @@ def count_candidates(fd: int, max_depth: int, limit: int = files.MAX_CANDIDATES)
 
     Symlinks are never followed; raises :class:`CandidateLimitExceeded` once over ``limit``.
     """
-    return _count_candidates(fd, 0, max_depth, limit)
+    try:
+        return _count_candidates(fd, 0, max_depth, limit)
+    except _OverBudget:
+        raise CandidateLimitExceeded(limit=limit) from None
+
+
+class _OverBudget(Exception):
+    """A count went past what was left of the limit."""
 
 
 def _count_candidates(fd: int, depth: int, max_depth: int, budget: int) -> int:
@@ -177,7 +184,7 @@ def _count_candidates(fd: int, depth: int, max_depth: int, budget: int) -> int:
         elif kind is _CANDIDATE:
             count += 1
         if count > budget:
-            raise CandidateLimitExceeded()
+            raise _OverBudget()
     return count
 
 

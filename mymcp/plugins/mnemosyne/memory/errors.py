@@ -127,4 +127,10 @@ class SourceUnavailable(StorageError):
 
 
 class CandidateLimitExceeded(StorageError):
+    """More record files than the candidate limit; ``limit`` is the limit that was passed."""
+
     default_code = "candidate_limit_exceeded"
+
+    def __init__(self, *, limit: int) -> None:
+        super().__init__()
+        self.limit = limit

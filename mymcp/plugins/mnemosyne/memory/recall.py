@@ -31,8 +31,10 @@ than twice the postings of the records it serves.
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import os
+import re
 import sys
 import threading
 import weakref
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import wording
+from mymcp.plugins.mnemosyne.memory import meaning, wording
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
@@ -94,8 +96,9 @@ class RecallHit:
     """A ranked record with what matched it.
 
     An exact-tier hit has the query terms and tags that matched (both sorted) and no
-    ``near``; a wider-tier hit has neither, and ``near`` names the query words, as the
-    query wrote them and in its order, that led to it.
+    ``near`` nor ``meaning``; a wider-tier hit has no terms or tags, and ``near`` names the
+    query words, as the query wrote them and in its order, that led to it; a meaning-tier
+    hit has only ``meaning``: pairs of query words and the memory's word they may mean.
     """
 
     stored: StoredRecord
@@ -103,6 +106,7 @@ class RecallHit:
     terms: tuple[str, ...]
     tags: tuple[str, ...]
     near: tuple[str, ...] = ()
+    meaning: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +162,136 @@ def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Recal
             ):
                 words = _positions(near, _memoize(stored)) | split_words.get(stored, set())
                 hits.append(RecallHit(stored, score, (), (), near.written(words)))
+            if len(hits) < RESULT_LIMIT:
+                skip = scores.keys() | found.keys()
+                hits.extend(_meaning_hits(index, request, skip, RESULT_LIMIT - len(hits)))
     return hits
+
+
+def _meaning_hits(
+    index: _ScopeIndex, request: RecallRequest, skip: Set[StoredRecord], limit: int
+) -> list[RecallHit]:
+    """The meaning tier: records that hold words the query's words may mean (English only)."""
+    expansion = meaning.expand(request.query)
+    if not expansion.targets:
+        return []
+    kept = {
+        item.record: item
+        for item in meaning.found(expansion, _TextPostings(index), skip, _side_by_side)
+        if _memoize(item.record).language == wording.ENGLISH
+    }
+    scores = _within({stored: item.score for stored, item in kept.items()}, request.namespace_id)
+    hits = []
+    for stored, score in _best(scores, limit):
+        pairs = (
+            (" ".join(expansion.words[p] for p in positions), _written(stored, keys))
+            for positions, keys in kept[stored].evidence
+        )
+        hits.append(RecallHit(stored, score, (), (), (), tuple(pairs)))
+    return hits
+
+
+class _TextPostings:
+    """The records holding a wider key with the weight they earn by it, less the records
+    that hold it only in a folder name: folders name a namespace, which says little of
+    what a memory means."""
+
+    def __init__(self, index: _ScopeIndex) -> None:
+        self._index = index
+
+    def __call__(self, key: str) -> Counter[StoredRecord]:
+        weights = Counter(self._index.near_postings(key))
+        if self._index.in_folder_names(key):
+            for stored in [stored for stored in weights if key in _folder_keys(stored)]:
+                if not _in_text(stored, key):
+                    del weights[stored]
+        return weights
+
+
+def _folder_keys(stored: StoredRecord) -> frozenset[str]:
+    """The English keys of a record's folder names (and a legacy file's name)."""
+    return _keys_of_folders(_path_words(stored))
+
+
+@functools.lru_cache(maxsize=4096)
+def _keys_of_folders(folders: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(wording.text_keys(" ".join(folders), wording.ENGLISH))
+
+
+def _in_text(stored: StoredRecord, key: str) -> bool:
+    """Whether a record holds ``key`` in its title, tags or content."""
+    record = stored.record
+    texts = (record.title or "", *record.tags, record.content)
+    return any(key in wording.text_keys(text, wording.ENGLISH) for text in texts)
+
+
+def _written(stored: StoredRecord, keys: tuple[str, ...]) -> str:
+    """The record's words, as it writes them, that give ``keys`` one after the other."""
+    record = stored.record
+    for text in (record.title or "", *record.tags, record.content):
+        folded = wording.fold(text)
+        found = _where(folded, keys)
+        if found is None:
+            continue
+        if len(folded) != len(text):  # folding moved the offsets: read the chunks instead
+            return _chunks_giving(text, keys) or " ".join(keys)
+        start, end = found
+        start = text.rfind(" ", 0, start) + 1
+        end = len(text) if text.find(" ", end) < 0 else text.find(" ", end)
+        return " ".join(wording.chunks(text[start:end]))
+    for text in (record.title or "", *record.tags, record.content):
+        for chunk in wording.chunks(text):  # a compound's joined key (left-handed: lefthand)
+            if keys[0] in wording.piece_keys(wording.fold(chunk), wording.ENGLISH):
+                return chunk
+    return " ".join(keys)
+
+
+def _chunks_giving(text: str, keys: tuple[str, ...]) -> str | None:
+    """The fewest chunks of ``text``, as written, that give ``keys`` from their start."""
+    chunks = wording.chunks(text)
+    for start in range(len(chunks)):
+        for end in range(start + 1, min(start + 2 * len(keys), len(chunks)) + 1):
+            span = " ".join(chunks[start:end])
+            found = _where(wording.fold(span), keys)
+            if found is not None and found[0] == 0:
+                return span
+    return None
+
+
+def _side_by_side(stored: StoredRecord, keys: tuple[str, ...]) -> bool:
+    """Whether the record's title, a tag or its content has ``keys`` one after the other
+    (stop words between them aside)."""
+    record = stored.record
+    texts = (record.title or "", *record.tags, record.content)
+    return any(_where(wording.fold(text), keys) is not None for text in texts)
+
+
+def _where(folded: str, keys: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where folded text has words giving ``keys`` one after the other (stop words between
+    them aside).
+
+    A regular expression finds where a candidate may begin (a word starting like the first
+    key, less its last letter, which stemming may change); only the words from there on are
+    read.
+    """
+    for begin in _start_pattern(keys[0]).finditer(folded):
+        wanted = 0
+        for word in wording.TERM_RE.finditer(folded, begin.start()):
+            text = word.group()
+            key = wording.word_key(text, wording.ENGLISH) if len(text) > 1 else None
+            if key is None:
+                continue
+            if key != keys[wanted]:
+                break
+            wanted += 1
+            if wanted == len(keys):
+                return begin.start(), word.end()
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _start_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![^\W_])" + re.escape(key[:-1] if len(key) > 2 else key))
 
 
 def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
@@ -167,6 +300,8 @@ def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
     match: JsonObject = {"terms": list(hit.terms), "tags": list(hit.tags)}
     if hit.near:
         match["near"] = list(hit.near)
+    if hit.meaning:
+        match["meaning"] = [{"query": query, "memory": word} for query, word in hit.meaning]
     return {
         "reference": reference_dict(record, scope),
         "id": record.id,
@@ -374,6 +509,9 @@ class _ScopeIndex:
         self._tagged: dict[str, list[StoredRecord]] = {}
         self._near: dict[str, list[StoredRecord]] = {}
         self._languages: Counter[str | None] = Counter()
+        # The English keys of the folder names of the records served, with how many hold
+        # each: the meaning tier checks a key's records only when a folder gives it.
+        self._folder_keys: Counter[str] = Counter()
 
     def sync(self, scan: list[StoredRecord]) -> None:
         # StoredRecord compares by identity, so this is a fast element-wise check.
@@ -402,6 +540,18 @@ class _ScopeIndex:
         for stored in self._gone if counts else ():
             counts.pop(stored, None)
         return counts
+
+    def near_postings(self, key: str) -> list[StoredRecord]:
+        """The records holding a wider key, each once per point of weight it earns there
+        (records that left the scan left out)."""
+        postings = self._near.get(key, [])
+        if self._gone and postings:
+            return [stored for stored in postings if stored not in self._gone]
+        return postings
+
+    def in_folder_names(self, key: str) -> bool:
+        """Whether a folder name of a record served gives ``key`` (in English)."""
+        return self._folder_keys[key] > 0
 
     def languages(self) -> set[str | None]:
         """The stemming languages of the records served."""
@@ -453,6 +603,7 @@ class _ScopeIndex:
         self._languages[memo.language] += 1
         if stored in self._gone:  # back again: its postings never left
             self._gone.discard(stored)
+            self._folder_keys.update(_folder_keys(stored))
             return
         for term, weight in zip(memo.terms, memo.weights, strict=True):
             self._postings.setdefault(term, []).extend([stored] * weight)
@@ -460,6 +611,7 @@ class _ScopeIndex:
             self._near.setdefault(key, []).extend([stored] * weight)
         for tag in memo.tag_keys:
             self._tagged.setdefault(tag, []).append(stored)
+        self._folder_keys.update(_folder_keys(stored))
 
     def _remove(self, stored: StoredRecord) -> None:
         memo = _memoize(stored)
@@ -467,12 +619,13 @@ class _ScopeIndex:
             self._searchable -= 1
             self._languages[memo.language] -= 1
             self._gone.add(stored)
+            self._folder_keys.subtract(_folder_keys(stored))
 
     def _rebuild(self) -> None:
         """Index the members afresh, without the postings of records that left."""
         self._searchable, self._gone = 0, set()
         self._postings, self._tagged, self._near = {}, {}, {}
-        self._languages = Counter()
+        self._languages, self._folder_keys = Counter(), Counter()
         for stored in self._members:
             self._add(stored)
 

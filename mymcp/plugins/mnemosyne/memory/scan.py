@@ -68,16 +68,23 @@ PATH_MISMATCH = "path_mismatch"  # skip reason of a version 2 record off its can
 RACY_WINDOW_NS = 2_000_000_000
 
 # --- the bounds of the caches ------------------------------------------------------------
+# Those that count files are written for the default candidate limit (MAX_CANDIDATES) and
+# grow in proportion with the limit a scanner is given (see _scaled).
 # Scopes with a read cache and snapshots: the six scopes of four memory roots.
 MAX_SCOPES = 4 * len(Scope)
-# Read outcomes of one scope. A scan finds at most MAX_CANDIDATES files; the selections of
-# a scope too large to scan as a whole may together hold more.
+# Read outcomes of one scope. A scan finds at most the limit's number of files; the
+# selections of a scope too large to scan as a whole may together hold more.
 MAX_ENTRIES_PER_SCOPE = 4 * files.MAX_CANDIDATES
-# Snapshots of one scope, each of at most MAX_CANDIDATES files.
+# Snapshots of one scope, each of at most the limit's number of files.
 MAX_SNAPSHOTS_PER_SCOPE = 16
 # Directory listings kept, and the names in all of them together.
 MAX_LISTINGS = 4 * files.MAX_CANDIDATES
 MAX_LISTED_NAMES = 16 * files.MAX_CANDIDATES
+
+
+def _scaled(bound: int, limit: int) -> int:
+    """A bound written for the default candidate limit, for a scanner of ``limit``."""
+    return bound * limit // files.MAX_CANDIDATES
 
 
 @dataclass(eq=False, slots=True)
@@ -162,9 +169,10 @@ _ScanKey = tuple[tuple[str, ...], int]
 class _ScopeCache:
     """What the scans of one scope have learned; used under the scanner's mutex."""
 
-    __slots__ = ("directories", "entries", "snapshots")
+    __slots__ = ("directories", "entries", "limit", "snapshots")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         # Read outcome per root-relative path; at most MAX_ENTRIES_PER_SCOPE.
         self.entries: dict[tuple[str, ...], _Entry] = {}
         # The same paths by directory, so a walk looks only at the directories it reached.
@@ -176,7 +184,7 @@ class _ScopeCache:
         """Record (or, with None, forget) the outcome of one file."""
         old = self.entries.pop(parts, None)
         if entry is not None:
-            if len(self.entries) >= MAX_ENTRIES_PER_SCOPE:
+            if len(self.entries) >= _scaled(MAX_ENTRIES_PER_SCOPE, self.limit):
                 self.entries.clear()
                 self.directories.clear()
                 self.snapshots.clear()
@@ -229,14 +237,17 @@ def _covers(key: _ScanKey, parts: tuple[str, ...]) -> bool:
 class Scanner:
     """Scans and single-file loads over the caches; thread-safe, one per store."""
 
-    def __init__(self, clock: Callable[[], int], feed: ChangeFeed) -> None:
+    def __init__(
+        self, clock: Callable[[], int], feed: ChangeFeed, limit: int = files.MAX_CANDIDATES
+    ) -> None:
         self._clock = clock
         self._feed = feed
+        self._limit = limit
         self._mutex = threading.Lock()
         # Read caches and snapshots by (root, scope), least recently used first; at most
         # MAX_SCOPES.
         self._scopes: dict[tuple[str, str], _ScopeCache] = {}
-        self._listings = _Listings(clock)
+        self._listings = _Listings(clock, limit)
 
     def scan(
         self, base: str, start_fd: int, start_parts: tuple[str, ...], depth: int
@@ -261,6 +272,7 @@ class Scanner:
             depth,
             report_too_deep=depth > 0,
             on_skip=walked.skip,
+            limit=self._limit,
             entries_of=self._listings.entries,
             on_directory=walked.directory if since is not None else None,
         )
@@ -379,7 +391,7 @@ class Scanner:
         with self._mutex:
             cache = self._scopes.pop(key, None)
             if cache is None:
-                cache = _ScopeCache()
+                cache = _ScopeCache(self._limit)
             self._scopes[key] = cache
             while len(self._scopes) > MAX_SCOPES:
                 del self._scopes[next(iter(self._scopes))]
@@ -504,10 +516,12 @@ class _Listings:
     old one.
     """
 
-    def __init__(self, clock: Callable[[], int]) -> None:
+    def __init__(self, clock: Callable[[], int], limit: int) -> None:
         self._clock = clock
+        self._limit = limit
         # Listings by (st_dev, st_ino): at most MAX_LISTINGS of them, and MAX_LISTED_NAMES
-        # names in all of them together; past either bound all are dropped.
+        # names in all of them together (both scaled to the limit); past either bound all
+        # are dropped.
         self._known: dict[tuple[int, int], _Listing] = {}
         self._names = 0
         self._mutex = threading.Lock()
@@ -532,13 +546,15 @@ class _Listings:
 
     def _keep(self, key: tuple[int, int], listing: _Listing) -> None:
         size = len(listing.entries)
+        most_listings = _scaled(MAX_LISTINGS, self._limit)
+        most_names = _scaled(MAX_LISTED_NAMES, self._limit)
         with self._mutex:
             old = self._known.pop(key, None)
             if old is not None:
                 self._names -= len(old.entries)
-            if len(self._known) >= MAX_LISTINGS or self._names + size > MAX_LISTED_NAMES:
+            if len(self._known) >= most_listings or self._names + size > most_names:
                 self._known.clear()
                 self._names = 0
-            if size <= MAX_LISTED_NAMES:
+            if size <= most_names:
                 self._known[key] = listing
                 self._names += size

@@ -54,14 +54,20 @@ class MemoryStore:
     """Reads and writes memory records below a root; one instance per process.
 
     Thread-safe. Scans return valid records only, in discovery order, and log every
-    skipped entry on ``mymcp.memory.store``.
+    skipped entry on ``mymcp.memory.store``. ``candidate_limit`` is the most record files a
+    scan may find (the operator's setting; the contract's 1,000 by default).
     """
 
     def __init__(
-        self, *, clock: Callable[[], int] = time.time_ns, watch_changes: bool = True
+        self,
+        *,
+        clock: Callable[[], int] = time.time_ns,
+        watch_changes: bool = True,
+        candidate_limit: int = files.MAX_CANDIDATES,
     ) -> None:
         feed = shared_feed() if watch_changes else ChangeFeed(enabled=False)
-        self._scanner = scan.Scanner(clock, feed)
+        self.candidate_limit = candidate_limit
+        self._scanner = scan.Scanner(clock, feed, candidate_limit)
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -135,13 +141,13 @@ class MemoryStore:
         Counts as discovery would (same depth, symlinks skipped) but reads and stats
         nothing; a missing or symlinked scope directory counts as empty.
         """
-        if self.candidate_count(root, scope) > files.MAX_CANDIDATES:
-            raise CandidateLimitExceeded()
+        if self.candidate_count(root, scope) > self.candidate_limit:
+            raise CandidateLimitExceeded(limit=self.candidate_limit)
 
     def candidate_count(self, root: Path, scope: Scope) -> int:
         """The candidates of the scope as :meth:`check_candidate_bound` counts them.
 
-        Counting stops past the bound: a scope over it answers ``MAX_CANDIDATES + 1``.
+        Counting stops past the bound: a scope over it answers the limit plus one.
         """
         with _Unavailable((str(scope),)):
             try:
@@ -151,10 +157,11 @@ class MemoryStore:
             if start_fd is None:
                 return 0
             with files.closing_fd(start_fd):
+                limit = self.candidate_limit
                 try:
-                    return discovery.count_candidates(start_fd, scan.SCOPE_DEPTH)
+                    return discovery.count_candidates(start_fd, scan.SCOPE_DEPTH, limit)
                 except CandidateLimitExceeded:
-                    return files.MAX_CANDIDATES + 1
+                    return limit + 1
 
     # --- the lock ------------------------------------------------------------------------
 

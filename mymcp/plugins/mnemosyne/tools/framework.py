@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugin_api import ConsentRequirement, EncodedObject, ToolEffects
-from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError
-from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
+from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, MnemosyneError
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
 
@@ -37,10 +36,16 @@ READS = ToolEffects(read_only=True, destructive=False, idempotent=True, open_wor
 CHANGES = ToolEffects(read_only=False, destructive=False, idempotent=True, open_world=False)
 DESTROYS = ToolEffects(read_only=False, destructive=True, idempotent=True, open_world=False)
 
+# In a message, the place of the candidate limit that was passed (1000 unless the operator
+# set another).
+LIMIT_PLACEHOLDER = "{limit}"
+
 # Messages every Tool that can meet the code gives, unless it names its own.
 SHARED_MESSAGES: Mapping[str, str] = {
     "invalid_reference": "reference is invalid",
-    "candidate_limit_exceeded": f"memory scope contains more than {MAX_CANDIDATES} candidate files",
+    "candidate_limit_exceeded": (
+        f"memory scope contains more than {LIMIT_PLACEHOLDER} candidate files"
+    ),
 }
 
 
@@ -145,7 +150,10 @@ class MemoryTool:
             payload["field"] = error.field
         if error.reason is not None:
             payload["reason"] = error.reason
-        payload["message"] = error.message or self._message(error.code)
+        message = error.message or self._message(error.code)
+        if isinstance(error, CandidateLimitExceeded):
+            message = message.replace(LIMIT_PLACEHOLDER, str(error.limit))
+        payload["message"] = message
         return payload
 
     def _message(self, code: str) -> str:

@@ -14,14 +14,18 @@ from mymcp.plugins.mnemosyne.memory.cursors import (
     MAX_PAGE_SIZE,
 )
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
 from mymcp.plugins.mnemosyne.memory.records import LegacyRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.values import is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
-from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
+from mymcp.plugins.mnemosyne.tools.framework import (
+    LIMIT_PLACEHOLDER,
+    READS,
+    MemoryTool,
+    ToolCall,
+)
 
 if TYPE_CHECKING:
     from mymcp.plugins.mnemosyne.memory.listing import ListedItem, ListRequest, Page, Selector
@@ -89,7 +93,7 @@ _MESSAGES = {
     "invalid_page_size": f"page_size must be an integer from 1 through {MAX_PAGE_SIZE}",
     "stale_cursor": "cursor is stale; start a new listing",
     "candidate_limit_exceeded": (
-        f"selected memory container contains more than {MAX_CANDIDATES} candidate files"
+        f"selected memory container contains more than {LIMIT_PLACEHOLDER} candidate files"
     ),
 }
 

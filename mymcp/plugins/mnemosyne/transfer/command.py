@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
+from mymcp.plugin_api.setup import setup_lines
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.memory.errors import StorageError
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
@@ -122,11 +123,15 @@ def import_notebook(
         return 1
     env = os.environ if environ is None else environ
     root = _usable_root(env, "import", err, writing=True)
-    if root is None:
+    limit = _candidate_limit(env, err) if root is not None else None
+    if root is None or limit is None:
         return 1
+    store = MemoryStore(watch_changes=False, candidate_limit=limit)
     counts: Counter[Kind] = Counter()
     try:
-        _report_import(root, entries, apply=apply, named_skips=named_skips, out=out, counts=counts)
+        _report_import(
+            store, root, entries, apply=apply, named_skips=named_skips, out=out, counts=counts
+        )
     except StorageError as error:
         done = f"{counts[Kind.CREATE]} records were created before it stopped"
         _fail(err, "import", f"the memory root {root} failed ({_cause(error)}); {done}", _AGAIN)
@@ -142,6 +147,7 @@ def import_notebook(
 
 
 def _report_import(
+    store: MemoryStore,
     root: Path,
     entries: list[Entry],
     *,
@@ -160,7 +166,7 @@ def _report_import(
         print(f"{label:<8} {line.where}: {line.detail}", file=out)
 
     with _quiet_store_log():
-        import_entries(MemoryStore(watch_changes=False), root, entries, apply=apply, emit=emit)
+        import_entries(store, root, entries, apply=apply, emit=emit)
     print(_summary(counts, apply, named_skips), file=out)
     out.flush()
 
@@ -233,6 +239,16 @@ def _usable_root(
         )
         return None
     return root
+
+
+def _candidate_limit(env: Mapping[str, str], err: TextIO) -> int | None:
+    """The operator's candidate limit (the server's setting), or None after saying why not."""
+    try:
+        return configuration.load_settings(env).candidate_limit
+    except (ValueError, configuration.SettingsError) as error:
+        lines = setup_lines(error) or [str(error)]
+        _fail(err, "import", lines[0], *lines[1:2])
+        return None
 
 
 def _write_private_file(path: Path, text: str) -> None:

@@ -9,8 +9,9 @@ gets the rules of ``memory_remember``, in its order:
 2. the record must encode into a record file that parses back unchanged;
 3. an equal record by the duplicate rule of remember, in the directory it would go to
    (for our own export also a record with the same id there), means it is already there;
-4. the candidate bound: a record goes into a scope only while that scope holds fewer than
-   1,000 record files, so that recall and list keep working there;
+4. the candidate bound: a record goes into a scope only while that scope holds fewer record
+   files than the store's candidate limit (1,000 unless the operator raised it), so that
+   recall and list keep working there;
 5. the record is published through the store, atomically, never replacing a file.
 
 The dry run reads and never writes. ``apply`` writes record by record, in batches that each
@@ -38,7 +39,6 @@ from mymcp.plugins.mnemosyne.memory.errors import (
     ContentRefused,
     InvalidRequest,
 )
-from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, LegacyRecord, Record
 from mymcp.plugins.mnemosyne.memory.remember import duplicate_key, new_memory_id
 from mymcp.plugins.mnemosyne.memory.scan import record_parts
@@ -228,12 +228,12 @@ class _View:
         scope = Scope(entry.parts[0])
         try:
             there = self._existing(entry)
-        except CandidateLimitExceeded:
-            return _full(entry, scope)
+        except CandidateLimitExceeded as exceeded:
+            return _full(entry, scope, exceeded.limit)
         if there is not None:
             return Line(Kind.EXISTS, entry.where, there)
-        if self._count(scope) >= MAX_CANDIDATES:
-            return _full(entry, scope)
+        if self._count(scope) >= self._store.candidate_limit:
+            return _full(entry, scope, self._store.candidate_limit)
         record, parts = entry.record, entry.parts
         if write is not None:
             try:
@@ -358,9 +358,9 @@ def _policy_values(entry: Incoming) -> list[tuple[str, str | None]]:
     ]
 
 
-def _full(entry: Incoming, scope: Scope) -> Line:
+def _full(entry: Incoming, scope: Scope, limit: int) -> Line:
     detail = (
-        f"scope {scope} already holds {MAX_CANDIDATES:,} record files "
+        f"scope {scope} already holds {limit:,} record files "
         "(candidate_limit_exceeded); recall and list would stop working past that"
     )
     return Line(Kind.REFUSED, entry.where, detail)
