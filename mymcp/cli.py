@@ -128,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
         help="check the setup and report what it finds; changes nothing",
         description=(
             "Check Python, the package, the gates and where each comes from, config.toml, the "
-            "memory root and every record file, and whether the HTTP port is free. Prints one "
+            "memory root and every record file, the access token file, and whether the HTTP "
+            "port is free. Prints one "
             "line per finding (ok, warn or fail) and exits 1 if anything fails. Reads only."
         ),
     )
