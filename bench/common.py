@@ -260,6 +260,8 @@ class Server:
     # The CPUs the server may run on (``taskset -c``), where taskset exists.
     cpus: str | None = None
     health_path: str = "/health"
+    # More variables for the server's environment (MYMCP_REQUIRE_TOKEN, say).
+    environment: Mapping[str, str] = field(default_factory=dict)
     _process: subprocess.Popen[bytes] | None = None
     _home: tempfile.TemporaryDirectory[str] | None = None
 
@@ -270,7 +272,9 @@ class Server:
     def __enter__(self) -> Server:
         self._home = tempfile.TemporaryDirectory(prefix="mymcp-bench-home-")
         chosen = gate_environment(**{gate: self.gates.get(gate, False) for gate in GATE_OF})
-        env = child_environment(Path(self._home.name), self.memory_root, chosen)
+        env = child_environment(
+            Path(self._home.name), self.memory_root, {**chosen, **self.environment}
+        )
         self.port = free_port()
         app_dir = ["--app-dir", str(self.app_dir)] if self.app_dir is not None else []
         options = [*app_dir, "--no-access-log", "--log-level", "warning"]
@@ -290,6 +294,12 @@ class Server:
             self.__exit__()
             raise
         return self
+
+    @property
+    def home(self) -> Path:
+        """The server's temporary HOME (where its access token is made)."""
+        assert self._home is not None
+        return Path(self._home.name)
 
     def cpu_seconds(self) -> float:
         """User and system CPU time the server process has used so far (Linux only)."""

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import eras  # noqa: E402
 import listing  # noqa: E402
+import notebook  # noqa: E402
 import policy  # noqa: E402
 import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
@@ -39,6 +40,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("eras", eras.run),
     ("protocol", protocol.run),
     ("transfer", transfer.run),
+    ("notebook", notebook.run),
     ("startup", startup.run),
 ]
 

@@ -48,10 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int | None:
         return _notebook_command(options)
     if options.command == "explain":
         return _explain()
-    if options.command == "notebook":
-        return _notebook_page(options)
     if options.command == "token":
         return _token()
+    if getattr(options, "require_token", False) and (failed := _require_token()):
+        return failed
+    if options.command == "notebook":
+        return _notebook_page(options)
     return _serve(options.host, options.port)
 
 
@@ -110,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
     )
     _add_address_options(serve, "serve on")
+    add_token_option(serve)
     _add_page_command(commands)
     commands.add_parser(
         "stdio",
@@ -125,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
         help="check the setup and report what it finds; changes nothing",
         description=(
             "Check Python, the package, the gates and where each comes from, config.toml, the "
-            "memory root and every record file, and whether the HTTP port is free. Prints one "
+            "memory root and every record file, the access token file, and whether the HTTP "
+            "port is free. Prints one "
             "line per finding (ok, warn or fail) and exits 1 if anything fails. Reads only."
         ),
     )
@@ -164,6 +168,7 @@ def _add_page_command(commands: Any) -> None:
         ),
     )
     _add_address_options(page, "serve on")
+    add_token_option(page)
     page.add_argument(
         "--no-browser",
         action="store_true",
@@ -228,6 +233,29 @@ def _add_address_options(parser: argparse.ArgumentParser, verb: str) -> None:
     )
 
 
+def add_token_option(parser: argparse.ArgumentParser) -> None:
+    """``--require-token``, for every command that serves HTTP."""
+    parser.add_argument(
+        "--require-token",
+        action="store_true",
+        help="require the access token that 'mymcp token' prints on every request to /mcp "
+        "(Authorization: Bearer TOKEN); the same as MYMCP_REQUIRE_TOKEN=true",
+    )
+
+
+def _require_token() -> int | None:
+    """``--require-token``: the server reads the setting from its environment, so the option
+    sets it there (over ``false``); a bad value already there still stops the start."""
+    from mymcp import access_token
+
+    try:
+        access_token.require_token()
+    except access_token.RequireTokenError as error:
+        return _setup_failure(error)
+    os.environ[access_token.REQUIRE_TOKEN_VARIABLE] = "true"
+    return None
+
+
 def _loopback_host(value: str) -> str:
     if value.lower() == "localhost":
         return value
@@ -238,7 +266,7 @@ def _loopback_host(value: str) -> str:
     if address is None or not address.is_loopback:
         raise argparse.ArgumentTypeError(
             "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
-            "MyMCP has no authentication and serves only the person at this machine"
+            "MyMCP serves only the person at this machine"
         )
     return str(address)
 

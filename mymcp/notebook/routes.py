@@ -7,7 +7,9 @@ Route                              Needs                            Answers
 ``GET /notebook/login``            nothing                          the login page (no data)
 ``GET /notebook/assets/NAME``      a session, but for the login     the page's script and
                                    page's own script and the style  style
-``POST /notebook/login``           the page's own origin            the session cookie
+``POST /notebook/login``           the page's own origin, and the   the session cookie
+                                   printed link's secret or the
+                                   access token
 ``POST /notebook/logout``          a session and its CSRF header    the cookie cleared
 ``GET /notebook/api/session``      a session                        its CSRF token, the Tools
                                                                     and their gates, scopes
@@ -100,7 +102,11 @@ def page_router(runtime: RuntimeLike) -> APIRouter:
     router.add_route(f"{PATH}/api/export", _guarded(page.export), methods=["GET"])
     router.add_route(f"{PATH}/api/change", _guarded(page.change, csrf=True), methods=["POST"])
     router.add_route(f"{PATH}/{{rest:path}}", _not_found, methods=["GET", "POST"])
-    _logger.info("the notebook page is served at %s/ on this server's address", PATH)
+    _logger.info(
+        "the notebook page is served at %s/ on this server's address; log in with the link "
+        "'mymcp notebook' prints or the token 'mymcp token' prints",
+        PATH,
+    )
     return router
 
 
@@ -159,18 +165,40 @@ def _redirect(location: str) -> Response:
 
 
 async def _login(request: Request, _: Session | None) -> Response:
+    """A login with the printed link's secret (``secret``) or the access token (``token``)."""
     body = await json_body(request, LOGIN_BODY_LIMIT)
-    secret = body.get("secret")
-    opened = None
-    if isinstance(secret, str) and 0 < len(secret) <= _MAX_SECRET:
-        opened = access_of(request.app).redeem(secret)
+    access = access_of(request.app)
+    opened: tuple[str, Session] | None = None
+    if "token" in body:
+        method, refusal_message = "token", "this is not the access token 'mymcp token' prints"
+        if await run_in_threadpool(_is_the_access_token, body["token"]):
+            opened = access.open_session()
+    else:
+        method, refusal_message = "link", "this login link was used already or has expired"
+        secret = body.get("secret")
+        if isinstance(secret, str) and 0 < len(secret) <= _MAX_SECRET:
+            opened = access.redeem(secret)
     if opened is None:
-        _logger.warning("event=notebook_login outcome=refused")
-        raise Refused(401, "login_refused", "this login link was used already or has expired")
-    _logger.info("event=notebook_login outcome=ok")
+        _logger.warning("event=notebook_login outcome=refused method=%s", method)
+        raise Refused(401, "login_refused", refusal_message)
+    _logger.info("event=notebook_login outcome=ok method=%s", method)
     response = Response(status_code=204, headers=dict(HEADERS))
     response.set_cookie(COOKIE, opened[0], path=PATH, httponly=True, samesite="strict")
     return response
+
+
+def _is_the_access_token(presented: object) -> bool:
+    """Whether ``presented`` is the local access token; never when there is none (or the
+    file holding it is refused: ``mymcp doctor`` says why)."""
+    from mymcp import access_token
+
+    if not isinstance(presented, str) or not 0 < len(presented) <= _MAX_SECRET:
+        return False
+    try:
+        expected = access_token.read_token()
+    except access_token.TokenFileError:
+        return False
+    return expected is not None and access_token.token_matches(presented, expected)
 
 
 async def _logout(request: Request, _: Session | None) -> Response:

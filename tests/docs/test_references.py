@@ -244,6 +244,9 @@ def _check_npx(arguments: list[str]) -> None:
         rest = rest[2:]
     if rest[0].startswith("http"):
         _check_url(rest[0])
+        if "--header" in rest:
+            at = rest.index("--header")
+            _check_token_header(rest[at : at + 2])
     else:
         end = rest.index("--method") if "--method" in rest else len(rest)
         _check_mymcp_command(rest[:end])
@@ -304,8 +307,21 @@ def _parses(parse: Callable[[list[str]], object], arguments: list[str]) -> None:
         assert stopped.code == 0, arguments
 
 
+def _check_token_header(options: list[str]) -> None:
+    """Nothing, or one header option whose value is the token ``mymcp token`` prints."""
+    if not options:
+        return
+    assert len(options) == 2 and options[0] in {"--header", "-H"}, options
+    name, _, value = options[1].partition(": ")
+    assert name == "Authorization", options
+    scheme, _, substituted = value.partition(" ")
+    assert scheme == "Bearer", options
+    assert substituted.startswith("$(") and substituted.endswith(" token)"), options
+    _check_mymcp_command(substituted[2:-1].split())
+
+
 def _check_claude(arguments: list[str]) -> None:
-    """``claude mcp add [--transport T] [--env K=V] NAME (URL | -- COMMAND ARGS...)``."""
+    """``claude mcp add [--transport T] [--env K=V] NAME (URL [--header H] | -- COMMAND ...)``."""
     assert arguments[:2] == ["mcp", "add"], arguments
     rest = arguments[2:]
     transport = "stdio"
@@ -318,14 +334,15 @@ def _check_claude(arguments: list[str]) -> None:
             _check_gate_assignment(value)
     assert rest[0] == "mymcp", rest
     if transport == "http":
-        assert rest[1:] == ["http://127.0.0.1:8000/mcp"], rest
+        assert rest[1] == "http://127.0.0.1:8000/mcp", rest
+        _check_token_header(rest[2:])
     else:
         assert transport == "stdio" and rest[1] == "--", rest
         _check_mymcp_command(rest[2:])
 
 
 def _check_gemini(arguments: list[str]) -> None:
-    """``gemini mcp add [-s S] [-t T] [-e K=V] NAME (URL | COMMAND ARGS...)``."""
+    """``gemini mcp add [-s S] [-t T] [-e K=V] NAME (URL [-H H] | COMMAND ARGS...)``."""
     assert arguments[:2] == ["mcp", "add"], arguments
     rest = arguments[2:]
     transport = "stdio"
@@ -339,7 +356,8 @@ def _check_gemini(arguments: list[str]) -> None:
             assert value == "user", value
     assert rest[0] == "mymcp", rest
     if transport == "http":
-        assert rest[1:] == ["http://127.0.0.1:8000/mcp"], rest
+        assert rest[1] == "http://127.0.0.1:8000/mcp", rest
+        _check_token_header(rest[2:])
     else:
         assert transport == "stdio", rest
         _check_mymcp_command(rest[1:])

@@ -37,3 +37,12 @@ def open_page(
 def page(open_page: Callable[..., PageClient]) -> PageClient:
     """A logged-in browser of the page, every gate off."""
     return open_page().login()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line at the end when the browser tests were skipped, naming what to install."""
+    from tests.notebook.browser_support import MISSING
+
+    skipped = terminalreporter.stats.get("skipped", [])
+    if MISSING is not None and any(MISSING in str(report.longrepr) for report in skipped):
+        terminalreporter.write_line(MISSING)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from mymcp import access_token
 from tests.helpers import canonical_record, place_canonical, write_record
 from tests.notebook.browser_support import MISSING, artifacts, launch
 from tests.processes import LiveNotebook, free_port, running_notebook
@@ -155,6 +156,64 @@ def test_a_second_use_of_the_printed_address_shows_no_memory(
     assert stranger.url.endswith("/notebook/login")
     _assert_no_title(stranger)
     stranger.screenshot(path=artifacts() / "refused-secret.png")
+
+
+def test_the_access_token_logs_in_through_the_form(stranger: Any, notebook: LiveNotebook) -> None:
+    token = access_token.ensure_token(notebook.home)
+    stranger.goto(f"{notebook.base_url}/notebook/login")
+    stranger.fill("#token", "not the token")
+    stranger.click("#token-form button[type=submit]")
+    stranger.wait_for_function(
+        "/not the access token/.test(document.getElementById('status').textContent)"
+    )
+    _assert_no_title(stranger)
+
+    stranger.fill("#token", token)
+    stranger.click("#token-form button[type=submit]")
+    stranger.wait_for_selector(READY)
+
+    assert TITLES[0] in stranger.locator("#tree").text_content()
+
+
+def _mcp_status(tab: Any, token: str | None) -> int:
+    """The status of a tools/list the page's own tab posts to /mcp (with its cookie)."""
+    status: int = tab.evaluate(
+        """token => fetch('/mcp', {method: 'POST', headers: Object.assign(
+               {'Content-Type': 'application/json'},
+               token ? {'Authorization': 'Bearer ' + token} : {}),
+             body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/list'})})
+           .then(r => r.status)""",
+        token,
+    )
+    return status
+
+
+def test_bearer_off_mcp_answers_without_a_token(page: Any) -> None:
+    assert _mcp_status(page, None) == 200
+
+
+def test_bearer_on_the_page_works_and_its_cookie_never_opens_mcp(
+    chromium: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    base = tmp_path_factory.mktemp("bearer")
+    _sample(base / "memory")
+    with running_notebook(base, options=("--no-browser", "--require-token")) as notebook:
+        context = chromium.new_context()
+        tab = context.new_page()
+        tab.goto(notebook.login_url)
+        tab.wait_for_selector(READY)
+        titles = tab.locator("#tree button.memory").all_text_contents()
+        token = access_token.read_token(notebook.home)
+        assert token is not None
+        without, wrong, right = (
+            _mcp_status(tab, None),
+            _mcp_status(tab, "wrong"),
+            _mcp_status(tab, token),
+        )
+        context.close()
+
+    assert set(TITLES) <= set(titles)
+    assert (without, wrong, right) == (401, 401, 200)
 
 
 def _assert_no_title(tab: Any) -> None:

@@ -16,6 +16,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
+from mymcp import access_token
 from mymcp.notebook.access import LOGIN_SECONDS, Access
 from tests.helpers import canonical_record, place_canonical
 from tests.notebook.page_support import (
@@ -290,3 +291,58 @@ def test_a_refusal_never_echoes_what_was_sent(page: PageClient) -> None:
     ]
 
     assert all(marker not in response.text for response in responses)
+
+
+def test_the_access_token_opens_a_session(visitor: PageClient, hermetic_home: Path) -> None:
+    token = access_token.ensure_token(hermetic_home)
+
+    response = visitor.post("/notebook/login", {"token": token}, csrf=False)
+
+    assert response.status_code == 204
+    assert "httponly" in response.headers["set-cookie"].lower()
+    assert visitor.get("/notebook/api/overview").status_code == 200
+
+
+@pytest.mark.parametrize("presented", ["wrong", "", 7, None, "x" * 300])
+def test_anything_but_the_access_token_is_refused(
+    visitor: PageClient, hermetic_home: Path, presented: Any
+) -> None:
+    access_token.ensure_token(hermetic_home)
+
+    response = visitor.post("/notebook/login", {"token": presented}, csrf=False)
+
+    assert response.status_code == 401
+    assert "set-cookie" not in response.headers
+
+
+def test_without_a_token_file_no_token_logs_in_and_none_is_made(
+    visitor: PageClient, hermetic_home: Path
+) -> None:
+    response = visitor.post("/notebook/login", {"token": "anything"}, csrf=False)
+
+    assert response.status_code == 401
+    assert access_token.read_token(hermetic_home) is None
+
+
+def test_a_token_login_from_another_origin_is_refused(
+    visitor: PageClient, hermetic_home: Path
+) -> None:
+    token = access_token.ensure_token(hermetic_home)
+
+    response = visitor.post(
+        "/notebook/login", {"token": token}, csrf=False, origin="http://localhost:3000"
+    )
+
+    assert response.status_code == 403
+
+
+def test_the_page_s_cookie_never_stands_in_for_the_bearer_token(
+    open_page: Callable[..., PageClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(access_token.REQUIRE_TOKEN_VARIABLE, "true")
+    page = open_page().login()
+
+    response = page.mcp.post('{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+
+    assert response.status_code == 401
+    assert page.get("/notebook/api/overview").status_code == 200

@@ -19,7 +19,7 @@ import pytest
 
 from mymcp import settings
 from tests.docs.client_entries import INSTALLED_COMMAND, command_line, entries, parsed, server
-from tests.docs.markdown import ROOT, Block, blocks
+from tests.docs.markdown import ROOT, blocks
 from tests.packaging.installs import (
     BASE_PYTHON,
     handshake,
@@ -85,21 +85,6 @@ def _started(
     return tools
 
 
-@pytest.mark.parametrize("block", ENTRIES, ids=lambda block: block.where)
-def test_every_installed_entry_starts_mymcp_with_the_read_tools(
-    block: Block,
-    wheel: Path,
-    wheelhouse: Path,
-    uv_tool: dict[str, Path],
-    tmp_path: Path,
-) -> None:
-    command, env = command_line(server(parsed(block)))
-
-    assert _started(
-        _runnable(command, wheel, uv_tool), env, tmp_path, uv_tool["scratch"] / "uv-cache"
-    ) == list(READ_LISTED)
-
-
 CLIENT_LINES = [
     (where, words)
     for where, words in _shell_lines("claude", "gemini", "uvx")
@@ -107,20 +92,45 @@ CLIENT_LINES = [
 ]
 
 
-@pytest.mark.parametrize("line", CLIENT_LINES, ids=[where for where, _ in CLIENT_LINES])
-def test_every_documented_uvx_command_starts_mymcp(
-    line: tuple[str, list[str]],
+def _documented_commands() -> dict[tuple[str, ...], list[str]]:
+    """Each distinct server command line of the entries and lines, with where it is shown.
+
+    Many entries start the same command (``uvx mymcp stdio``); each command runs once.
+    """
+    found: dict[tuple[str, ...], list[str]] = {}
+    for block in ENTRIES:
+        command, env = command_line(server(parsed(block)))
+        assert env == {}, block.where
+        found.setdefault(tuple(command), []).append(block.where)
+    for where, words in CLIENT_LINES:
+        command = words if words[0] == "uvx" else _server_command(words)
+        found.setdefault(tuple(command), []).append(where)
+    return found
+
+
+COMMANDS = _documented_commands()
+
+
+@pytest.mark.parametrize("command", list(COMMANDS), ids=[" ".join(key) for key in COMMANDS])
+def test_every_documented_server_command_starts_mymcp_with_the_read_tools(
+    command: tuple[str, ...],
     wheel: Path,
     wheelhouse: Path,
     uv_tool: dict[str, Path],
     tmp_path: Path,
 ) -> None:
-    _, words = line
-    command = words if words[0] == "uvx" else _server_command(words)
+    runnable = _runnable(list(command), wheel, uv_tool)
 
-    assert _started(
-        _runnable(command, wheel, uv_tool), {}, tmp_path, uv_tool["scratch"] / "uv-cache"
-    ) == list(READ_LISTED)
+    tools = _started(runnable, {}, tmp_path, uv_tool["scratch"] / "uv-cache")
+
+    assert tools == list(READ_LISTED), COMMANDS[command]
+
+
+def test_the_documented_commands_cover_every_entry_and_line() -> None:
+    shown = [where for places in COMMANDS.values() for where in places]
+
+    assert len(shown) == len(ENTRIES) + len(CLIENT_LINES) >= 10
+    assert {command[0] for command in COMMANDS} == {"uvx", INSTALLED_COMMAND}
 
 
 INSTALLER_LINES = _shell_lines("uv", "pipx")

@@ -94,13 +94,15 @@
     return parts.join(" · ");
   }
 
+  // One listener on the tree opens whichever memory is chosen (a row names its index).
   function memoryItem(row) {
-    const button = el(
-      "button",
-      { type: "button", class: "memory", onclick: () => inspect(row.reference) },
-      title(row),
-    );
+    const button = el("button", { type: "button", class: "memory", "data-row": row.index }, title(row));
     return el("li", {}, button, " ", el("span", { class: "meta" }, rowMeta(row)));
+  }
+
+  function openChosen(event) {
+    const button = event.target.closest("button.memory[data-row]");
+    if (button) inspect(state.rows[Number(button.dataset.row)].reference);
   }
 
   function labelled(id, label, kind) {
@@ -201,11 +203,17 @@
     box.replaceChildren(el("table", {}, head, body));
   }
 
-  async function loadOverview() {
-    const overview = await api("api/overview");
+  function showOverview(overview) {
+    overview.memories.forEach((row, index) => {
+      row.index = index;
+    });
     state.rows = overview.memories;
     renderTree(overview.memories);
     renderSkipped(overview.skipped);
+  }
+
+  async function loadOverview() {
+    showOverview(await api("api/overview"));
   }
 
   // --- one memory in full ------------------------------------------------------------------
@@ -621,13 +629,14 @@
 
   async function start() {
     byId("search").addEventListener("submit", search);
+    byId("tree").addEventListener("click", openChosen);
     byId("logout").addEventListener("click", logOut);
     byId("reload").addEventListener("click", () => loadOverview().catch(failed));
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") loadOverview().catch(failed);
     });
     try {
-      const session = await api("api/session");
+      const [session, overview] = await Promise.all([api("api/session"), api("api/overview")]);
       state.csrf = session.csrf;
       state.scopes = session.scopes;
       state.settingsFile = session.settings_file;
@@ -635,8 +644,15 @@
       fillScopes();
       renderGates();
       rememberForm();
-      await loadOverview();
-      document.body.dataset.ready = "true";
+      showOverview(overview);
+      // Marked once the list has been painted: when it is on screen, counted from the
+      // navigation's start (the benchmark reads it).
+      window.requestAnimationFrame(() =>
+        window.setTimeout(() => {
+          document.body.dataset.readyMs = String(Math.round(performance.now()));
+          document.body.dataset.ready = "true";
+        }),
+      );
     } catch (error) {
       failed(error);
     }

@@ -38,5 +38,22 @@
     }
   }
 
+  async function withToken(event) {
+    event.preventDefault();
+    const field = document.getElementById("token");
+    try {
+      if (await logIn({ token: field.value })) {
+        window.location.replace("./");
+        return;
+      }
+      say("That is not the access token. Run mymcp token and paste what it prints.");
+    } catch (error) {
+      say("The notebook server did not answer. Is mymcp still running?");
+    }
+    field.value = "";
+    field.focus();
+  }
+
+  document.getElementById("token-form").addEventListener("submit", withToken);
   start();
 })();

@@ -16,14 +16,15 @@ exist is an empty notebook.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.memory.errors import StorageError
-from mymcp.plugins.mnemosyne.memory.records import LegacyRecord, canonical_record_dict
-from mymcp.plugins.mnemosyne.memory.references import reference_dict
+from mymcp.plugins.mnemosyne.memory.records import LegacyRecord, Record
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
@@ -76,7 +77,7 @@ def export(environ: Mapping[str, str] | None = None) -> tuple[str, str] | None:
 
     None when the memory root cannot be read.
     """
-    snapshot = _snapshot(environ)
+    snapshot = _snapshot(environ, cached=False)
     if snapshot is None:
         return None
     now = datetime.now(UTC)
@@ -116,27 +117,77 @@ def vocabulary() -> JsonObject:
     }
 
 
-def _snapshot(environ: Mapping[str, str] | None) -> Snapshot | None:
+def _snapshot(environ: Mapping[str, str] | None, *, cached: bool = True) -> Snapshot | None:
+    """The snapshot of the whole root; ``cached`` takes the files the page's store has read
+    and that have not changed since from its caches."""
     root = configuration.resolve_memory_root(os.environ if environ is None else environ)
     if configuration.memory_root_problem(root) is not None:
         return None
+    store = _page_store()
     try:
-        return read_snapshot(MemoryStore(watch_changes=False), root, tuple(Scope))
+        known = _known(store, root) if cached else None
+        return read_snapshot(store, root, tuple(Scope), known=known)
     except (OSError, StorageError):
         return None
 
 
+def _known(store: MemoryStore, root: Path) -> dict[tuple[str, ...], Record]:
+    """The valid records of each scope as the store's scan finds them: read again only when
+    their file changed (``memory/scan.py``), so a page load parses few files."""
+    known: dict[tuple[str, ...], Record] = {}
+    for scope in Scope:
+        try:
+            known.update((stored.parts, stored.record) for stored in store.recall_scan(root, scope))
+        except StorageError:  # over the candidate bound, or not a folder: the walk reads it
+            continue
+    return known
+
+
+_store: MemoryStore | None = None
+_store_lock = threading.Lock()
+
+
+def _page_store() -> MemoryStore:
+    """The page's own store, made once per process; its caches follow the files."""
+    global _store
+    with _store_lock:
+        if _store is None:
+            _store = MemoryStore()
+        return _store
+
+
 def _row(found: Found) -> JsonObject:
     record = found.record
-    row: JsonObject = {"reference": reference_dict(record, found.scope), "scope": str(found.scope)}
+    scope = str(found.scope)
     if isinstance(record, LegacyRecord):
-        return {**row, **_LEGACY_ROW, "title": record.title}
-    fields = canonical_record_dict(record)
-    row.update({key: fields[key] for key in ("namespace", "collection", "title", "kind")})
-    row.update(state=str(record.state), revision=record.revision)
-    row.update(created_at=record.created_at, updated_at=record.updated_at)
-    row["occurred_at"] = record.occurred_at
-    return row
+        return {
+            "reference": {"schema_version": 1, "scope": scope, "id": record.id},
+            "scope": scope,
+            **_LEGACY_ROW,
+            "title": record.title,
+        }
+    namespace, collection = record.namespace, record.collection
+    return {
+        "reference": {
+            "schema_version": 2,
+            "scope": scope,
+            "namespace_id": namespace.id,
+            "collection_id": None if collection is None else collection.id,
+            "id": record.id,
+        },
+        "scope": scope,
+        "namespace": {"kind": str(namespace.kind), "id": namespace.id, "label": namespace.label},
+        "collection": None
+        if collection is None
+        else {"id": collection.id, "label": collection.label},
+        "title": record.title,
+        "kind": str(record.kind),
+        "state": str(record.state),
+        "revision": record.revision,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "occurred_at": record.occurred_at,
+    }
 
 
 # What a version 1 record cannot say: where it sits beyond its scope, kind, revision, dates.

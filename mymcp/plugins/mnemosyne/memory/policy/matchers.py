@@ -14,13 +14,14 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 
 from mymcp.plugins.mnemosyne.memory.policy import values
 from mymcp.plugins.mnemosyne.memory.policy.assignments import KEYWORDS as NAME_KEYWORDS
 from mymcp.plugins.mnemosyne.memory.policy.assignments import Assignment, assignments, is_secret
-from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS
+from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS, checksum_holds
 from mymcp.plugins.mnemosyne.memory.policy.checksums import base58check, ean13, luhn, stdnum
 from mymcp.plugins.mnemosyne.memory.policy.engine import Finder, Text
 from mymcp.plugins.mnemosyne.memory.policy.numbers import in_hex, label_of, numbers, parts
@@ -37,17 +38,6 @@ Match = re.Match[str]
 Span = tuple[int, int]
 
 # --- private keys and wallets -------------------------------------------------------------
-
-# The first bytes of DER private keys and OpenSSH key files, as they appear in Base64.
-BODY_MARKERS = (
-    "IBAAKCAQ", "IBAAKCAg", "IBAAKBgQ",  # PKCS#1 RSA
-    "IBADANBgkqhkiG9w0BAQEFAAS",  # PKCS#8 RSA
-    "MIGHAgEAMBMGByqGSM49", "MIG2AgEAMBAGByqGSM49",  # PKCS#8 EC
-    "MC4CAQAwBQYDK2Vw",  # PKCS#8 Ed25519
-    "MHcCAQEEI", "MIGkAgEBBDA",  # SEC1 EC P-256, P-384
-    "BgkqhkiG9w0BBQ0w",  # PKCS#8 encrypted (PBES2)
-    "b3BlbnNzaC1rZXktdjE",  # "openssh-key-v1"
-)  # fmt: skip
 
 
 def encoded_pem(text: Text) -> Iterator[bytes]:
@@ -76,7 +66,7 @@ def private_jwk(text: Text) -> Iterator[str]:
             yield value[begin:end]
 
 
-_WIF = re.compile(r"(?<![A-Za-z0-9])[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}(?![A-Za-z0-9])")
+_WIF = re.compile(r"[5KLc9](?<![A-Za-z0-9].)[1-9A-HJ-NP-Za-km-z]{50,51}(?![A-Za-z0-9])")
 
 
 def wallet_import_format(text: Text) -> Iterator[bytes]:
@@ -131,25 +121,71 @@ def byte_arrays(text: Text) -> Iterator[list[int]]:
 SEED_WORDS = tuple(
     "seed seeds mnemonic phrase wallet words bip39 bip metamask trezor electrum ledger".split()
 )
+# Words that say a wallet secret follows; "phrase" and "words" alone ("spelling words") do not.
+_WALLET_WORDS = frozenset(SEED_WORDS) - {"phrase", "words"}
+_BIP39 = frozenset(word.encode() for word in WORDS)
 _SEED_REACH = 400
-_SEED_LENGTH = 12
-# What may stand between two words of a phrase: blanks, commas, list numbers ("1.", "2)").
-# A colon ends a run, so the label in "seed phrase: …" is not counted as a word.
-_RUN = re.compile(r"[a-z][a-z\s\d.,;)(\-]{46,}")
+# What may stand between two words of a phrase: blanks, commas, list numbers ("1.", "2)",
+# "#3"). A colon ends a run, so the label in "seed phrase: …" is not counted as a word.
+_RUN = re.compile(r"[a-z][a-z\s\d.,;)(#\-]{46,}")
 _WORD = re.compile(r"[a-z]+")
+_IN_A_RUN = re.compile(r"(?:1{12,})")
 
 
-def seed_phrases(text: Text) -> Iterator[list[str]]:
-    """Runs of twelve or more BIP-39 words near a word that names a wallet secret."""
-    lower = text.lower
-    for at in text.spots(SEED_WORDS):
-        for run in _RUN.findall(lower, max(0, at - _SEED_REACH), at + _SEED_REACH):
-            flags = "".join("1" if w in WORDS else "0" for w in _WORD.findall(run))
-            if "1" * _SEED_LENGTH in flags:
-                yield run.split()
+def seed_phrases(text: Text) -> Iterator[tuple[list[str], bool]]:
+    """Runs of twelve or more BIP-39 words near a word that names them, and whether that
+    word names a wallet's secret; with no such word, a text made mostly of BIP-39 words is
+    read whole."""
+    spots = [
+        (at, _names_a_wallet(text, word, at)) for word in SEED_WORDS for at in text.spots((word,))
+    ]
+    if not spots and _mostly_bip39(text):
+        spots = [(_SEED_REACH, False)]
+    for at, named in spots:
+        for run in _RUN.findall(text.lower, max(0, at - _SEED_REACH), at + _SEED_REACH):
+            if not named and "," in run:
+                continue  # "spelling words: a, b, c…": a list, unless a wallet is named
+            words = _WORD.findall(run)
+            flags = "".join("1" if word in WORDS else "0" for word in words)
+            for found in _IN_A_RUN.finditer(flags):
+                yield words[found.start() : found.end()], named
+
+
+# "12 words", "24-word phrase", "recovery phrase", "secret words": a wallet's, unlike
+# "spelling words".
+_QUALIFIED = re.compile(r"(?:\b(?:12|15|18|21|24)|recovery|secret|backup)[ -]?$")
+
+
+def _names_a_wallet(text: Text, word: str, at: int) -> bool:
+    return word in _WALLET_WORDS or _QUALIFIED.search(text.lower, max(0, at - 12), at) is not None
+
+
+def _mostly_bip39(text: Text) -> bool:
+    if len(text.words) > 64:
+        return False  # a phrase fills a short note; 65 words would need 43 of the list
+    known = len(text.words & _BIP39)
+    return known >= 8 and known * 3 >= len(text.words) * 2
+
+
+def seed_phrase(text: Text, found: tuple[list[str], bool]) -> bool:
+    """Named as a wallet's secret, or a whole phrase (at either end of the run) whose
+    BIP-39 checksum holds."""
+    words, named = found
+    return named or any(
+        checksum_holds(words[:size]) or checksum_holds(words[-size:])
+        for size in (24, 21, 18, 15, 12)
+        if size <= len(words)
+    )
 
 
 # --- credentials given away by their context ----------------------------------------------
+
+
+def netrc_password(text: Text, match: Match) -> bool:
+    """A ``.netrc`` entry's password: any literal for a host name with a dot, one that reads
+    like a password otherwise ("machine learning login page password reset" is prose)."""
+    strict = "." not in (match.group("machine") or "")
+    return values.looks_like_password(match.group("password"), quoted=False, strict=strict)
 
 
 def password_value(text: Text, match: Match) -> bool:
@@ -196,16 +232,8 @@ def credential_name(text: Text, match: Match) -> bool:
     )
 
 
-def credential_assignments(text: Text) -> list[Assignment]:
-    return assignments(text)
-
-
 def secret_assignment(text: Text, assignment: Assignment) -> bool:
     return is_secret(assignment)
-
-
-def netrc_password(text: Text, match: Match) -> bool:
-    return values.looks_like_password(match.group("password"), quoted=False, strict=True)
 
 
 def prose_password(text: Text, value: str) -> bool:
@@ -243,8 +271,11 @@ def basic_credentials(text: Text, match: Match) -> bool:
 
 
 def url_password(text: Text, match: Match) -> bool:
-    """``scheme://user:password@`` with a password that no placeholder stands for."""
-    return not values.is_placeholder(match.group("password"), words=False)
+    """``scheme://user:password@`` with a password that no placeholder stands for (a word
+    in capitals is one: ``postgres://USER:PASSWORD@HOST/DB``)."""
+    password = match.group("password")
+    capitals = len(password) >= 4 and password.isupper() and password.replace("_", "").isalpha()
+    return not (capitals or values.is_placeholder(password, words=False))
 
 
 # --- command lines ------------------------------------------------------------------------
@@ -268,10 +299,30 @@ COMMANDS: dict[str, str] = {
     "smbclient": rf"-U[ \t]+[^\s%]+%(?P<password>{_PLAIN}+)",
     "xfreerdp": rf"/p:(?P<password>{_PLAIN}+)",
     "use": r"/user:\S+[ \t]+(?P<password>[^\s/'\"]+)",
-    "openssl": r"-pass(?:in|out)?[ \t]+pass:(?P<password>\S+)",
+    "openssl": r"(?:-pass(?:in|out)?[ \t]+pass:|-k[ \t]+)(?P<password>\S+)",
     "htpasswd": r"-[cBmsd]*b[cBmsd]*[ \t]+\S+[ \t]+\S+[ \t]+(?P<password>\S+)",
     "ldapsearch": rf"-w{_FLAG_VALUE}",
     "rclone": r"\bpass[ \t]+(?P<password>\S+)",
+    # Archives: 7z and rar take the password glued to -p, zip after -P.
+    **dict.fromkeys(("7z", "7za", "rar", "unrar"), rf"-p(?P<password>{_PLAIN}{{4,}})"),
+    **dict.fromkeys(("zip", "unzip"), rf"(?:-P|--password)[ =]{_FLAG_VALUE}"),
+    **dict.fromkeys(("mongo", "mongosh", "rdesktop", "psexec", "ncftp"), rf"-p[ \t]{_FLAG_VALUE}"),
+    **dict.fromkeys(("plink", "pscp", "psftp"), rf"-pw[ \t]{_FLAG_VALUE}"),
+    **dict.fromkeys(
+        ("keytool", "jarsigner"), rf"-(?:src|dest)?(?:store|key)pass[ \t]{_FLAG_VALUE}"
+    ),
+    # Oracle's tools take user/password@database.
+    **dict.fromkeys(
+        ("sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl"),
+        r"""["']?[\w$#]+/(?P<password>[^\s/@'"]{4,})@""",
+    ),
+    "lftp": rf"-u[ \t]+[^\s,]+,(?P<password>{_PLAIN}+)",
+    "nmcli": rf"\bpassword{_FLAG_VALUE}",
+    "net": r"user[ \t]+\S+[ \t]+(?P<password>[^\s/'\"]{4,})[ \t]+/(?:add|domain)",
+    "rabbitmqctl": r"""(?:add_user|change_password)[ \t]+\S+[ \t]+["']?(?P<password>[^\s'"]{4,})""",
+    # echo 'pw' | sudo -S …: the password piped to a command that reads it.
+    "echo": r"""["']?(?P<password>[^\s'"|]{4,})["']?[ \t]*\|[ \t]*"""
+    r"(?:sudo[ \t]+-S|chpasswd|passwd[ \t]+--stdin)",
 }
 _LINE = 300  # the flags of one command stand on its line, within this many characters
 _FLAGS = {name: re.compile(rf"[ \t](?:{flag})") for name, flag in COMMANDS.items()}
@@ -294,16 +345,20 @@ def command_lines(text: Text) -> Iterator[Match]:
 # A call whose name says it authenticates, or a client, given two string literals: the
 # second is a password (an auth tuple, a login) or a token (a client's secret).
 _POSITIONAL = re.compile(
-    r"""(?P<call>[\w.]*?(?P<what>client|auth|login|credentials?|bind_s|bind|connect|twilio)\w*)
-    \s*(?:=\s*)?\(\s*(?:\w+\s*=\s*)?(?P<q>["'])(?P<user>[^"'\n]{1,128})(?P=q)\s*,\s*
-    (?P<r>["'])(?P<password>[^"'\n]{4,200})(?P=r)""",
+    r"""(?P<call>[\w.]*?(?P<what>client|auth|login|credentials?|bind_s|bind|connect|twilio|ftp
+    |smtp|imap4?|pop3|pdo)\w*)
+    \s*(?:=\s*)?\(\s*(?:\w+\s*=\s*)?(?P<lead>\$?[A-Za-z_][\w.]*\s*,\s*)?
+    (?P<q>["'])(?P<user>[^"'\n]{1,128})(?P=q)\s*,\s*
+    (?P<r>["'])(?P<second>[^"'\n]{1,200})(?P=r)
+    (?:\s*,\s*(?P<s>["'])(?P<third>[^"'\n]{1,200})(?P=s))?""",
     re.VERBOSE | re.IGNORECASE,
 )
-
-
+# A host as the first argument: connect("db.example.com", "user", "password", "db").
+_HOST = re.compile(r"localhost|[\w-]+(?:\.[\w-]+)+")
 POSITIONAL_WORDS = (
     "client", "auth", "login", "credential", "credentials", "bind", "connect", "twilio",
     "httpbasicauth", "httpdigestauth", "twiliorestclient", "basicauth", "plaincredentials",
+    "networkcredential", "getconnection", "ftp", "smtp", "imap", "imap4", "pop3", "pdo",
 )  # fmt: skip
 
 
@@ -317,11 +372,21 @@ def positional(text: Text) -> Iterator[Match]:
 
 
 def positional_secret(text: Text, match: Match) -> bool:
-    value = match.group("password")
-    if match.group("what").lower() in {"client", "connect", "twilio"}:
-        return values.looks_random(value, minimum=16)
-    literal = values.looks_like_password(value, quoted=True, strict=True)
-    return literal and not values.is_placeholder(value)
+    """The password of a login or auth pair (the second string, also after a variable such
+    as a URL), or of a connection given a host, a user and a password (the third); a
+    client's second string when it looks random (an account and its token)."""
+    if match.group("third") and _HOST.fullmatch(match.group("user")):
+        value = match.group("third")
+    elif not match.group("lead") and match.group("what").lower() in _CLIENTS:
+        return values.looks_random(match.group("second"), minimum=16)
+    else:
+        value = match.group("second")
+    return values.looks_like_password(value, quoted=True, strict=True) and not (
+        values.is_placeholder(value, quoted=True) or value.isdigit()
+    )
+
+
+_CLIENTS = frozenset({"client", "connect", "twilio", "ftp", "smtp"})
 
 
 # --- prose --------------------------------------------------------------------------------
@@ -334,6 +399,124 @@ def said_password(text: Text, match: Match) -> bool:
     if match.group("user") or match.group("e"):
         return values.looks_like_password(said, quoted=False, strict=True)
     return values.prose_password(said)
+
+
+# --- configuration lines, prompts, hosts, keys handed to code ------------------------------
+
+# A configuration line of a name and its value: the name ends as a credential's does
+# (requirepass, masterauth, bind_pw, rootpw, auth_pass), the value ends the line.
+_DIRECTIVE = re.compile(
+    r"[ \t]*(?P<name>[A-Za-z][\w.-]*?(?:pass(?:wd|word|phrase)?|pw|secret|authtok|auth))"
+    r"[ \t]+(?P<value>[^\s#;]+)(?<!:)[ \t]*(?:[#;][^\n]*)?(?:\n|$)",
+    re.IGNORECASE,
+)
+# Directive names that are ordinary words: their value must read like a password.
+_WORD_DIRECTIVES = frozenset("password passwd pass passphrase secret auth oauth pw".split())
+_NOT_DIRECTIVES = ("bypass", "compass", "surpass", "trespass", "overpass", "underpass")
+
+
+def directives(text: Text) -> Iterator[tuple[str, str]]:
+    """The name and the value of each line that is a credential's name and its value."""
+    value, start = text.value, 0
+    while start >= 0:
+        if (match := _DIRECTIVE.match(value, start)) is not None:
+            yield match.group("name").lower(), match.group("value")
+        start = value.find("\n", start) + 1 or -1
+
+
+def directive_password(text: Text, found: tuple[str, str]) -> bool:
+    """``requirepass …``, ``bind_pw …``: any value; ``password …``: one that reads like it."""
+    name, value = found
+    if name.endswith(_NOT_DIRECTIVES):
+        return False
+    strict = name in _WORD_DIRECTIVES
+    return values.looks_like_password(value, quoted=False, strict=strict)
+
+
+def prompt_answer(text: Text, match: Match) -> bool:
+    """The answer typed after a prompt: ``AWS Secret Access Key [None]: …``."""
+    value = (match.group("value") or match.group("answer")).strip("\"'")
+    if "pass" in (match.group("name") or match.group("phrase")).lower():
+        return values.looks_like_password(value, quoted=False, strict=False)
+    return values.looks_random(value, minimum=16)
+
+
+_USER_PASSWORD = re.compile(r"(?P<user>[A-Za-z_][\w.-]{0,63}):(?P<password>[^\s:@/'\"]{4,128})")
+_AFTER_AT = re.compile(r"(?P<go>tcp\(|unix\()|localhost\b|\[[0-9a-fA-F:]+\]|[\w-]+(?:\.[\w-]+)+")
+# What stands before an address without being a user name: mailto:bob@…, From:bob@…
+_NO_USER = frozenset("mailto sip sips xmpp im tel mail email e-mail from to cc bcc contact".split())
+
+
+def host_credentials(text: Text) -> Iterator[tuple[str, bool]]:
+    """``user:password@host`` without a scheme (a Go DSN, a proxy): the password, and
+    whether a Go DSN's ``@tcp(`` leaves no doubt that it is one."""
+    value = text.value
+    for at in text.at("@"):
+        start = at
+        while start and not value[start - 1].isspace() and value[start - 1] not in "\"'(=,<":
+            start -= 1
+        pair = _USER_PASSWORD.fullmatch(value, start, at)
+        host = _AFTER_AT.match(value, at + 1)
+        if pair is not None and host is not None and pair.group("user").lower() not in _NO_USER:
+            yield pair.group("password"), bool(host.group("go"))
+
+
+def host_password(text: Text, found: tuple[str, bool]) -> bool:
+    password, certain = found
+    if certain:
+        return values.looks_like_password(password, quoted=False, strict=False)
+    return values.prose_password(password) or values.passphrase(password)
+
+
+_POSTAL = re.compile(r"pin[ \t-]?code[ \t]*:?[ \t]*\d{6}$", re.IGNORECASE)
+# What a code opens: "door code", "code for the gate", "garage keypad code".
+_OPENS = re.compile(
+    r"\b(?:door|gate|alarm|keypad|lock|lockbox|locker|safe|garage|entry|access|building|lobby"
+    r"|intercom|buzzer|unlock|padlock|sim|voicemail|atm|bank|debit|credit|card|phone|bike|house"
+    r"|apartment|flat|storage|mailbox|box|entrance)\b"
+)
+
+
+def door_code(text: Text, match: Match) -> bool:
+    """A PIN, a passcode or a combination; a code only for what it opens (written just
+    before it, or after "for"); not India's six-digit postal "PIN code"."""
+    if _POSTAL.match(match.group()) is not None:
+        return False
+    if match.group("word").lower() != "code":
+        return True
+    before = text.lower[max(0, match.start() - 28) : match.start()]
+    return _OPENS.search(before + (match.group("for") or "").lower()) is not None
+
+
+_ADDRESS_TAIL = re.compile(
+    r"@[\w-]+(?:\.[\w-]+)+[ \t]*(?:[:|,]|/(?!/))[ \t]*(?P<password>[^\s/,|]{4,64})"
+)
+
+
+def email_passwords(text: Text) -> Iterator[Match]:
+    """What follows an e-mail address after ``:``, ``|``, ``,`` or ``/`` (not in a URL)."""
+    value = text.value
+    for at in text.at("@"):
+        start = at
+        while start and (value[start - 1].isalnum() or value[start - 1] in "._+-"):
+            start -= 1
+        if start < at and value[start - 1 : start] != "/":
+            if (match := _ADDRESS_TAIL.match(value, at)) is not None:
+                yield match
+
+
+def email_password(text: Text, match: Match) -> bool:
+    """The value after an e-mail address: strong, or letters with two digits or more."""
+    password = match.group("password").rstrip(".,;:!?)")
+    digits = sum(char.isdigit() for char in password)
+    letters = any(char.isalpha() for char in password)
+    strong = values.looks_strong(password) or digits >= 2 and letters
+    return (strong or values.passphrase(password)) and not values.is_placeholder(password)
+
+
+def random_key(text: Text, match: Match) -> bool:
+    """The group ``key`` looks generated (an API key handed to a client, a listed key)."""
+    return values.looks_random(match.group("key"), minimum=16)
 
 
 # --- passwords in other scripts -----------------------------------------------------------
@@ -447,14 +630,6 @@ def codes(text: Text, found: list[str]) -> bool:
     return bool(real) and real[0] == found[0] and (len(real) >= 2 or len(found[0]) >= 16)
 
 
-_BITLOCKER = re.compile(r"(?<![0-9-])\d{6}(?:-\d{6}){7}(?![0-9-])")
-
-
-def bitlocker_keys(text: Text) -> Iterator[Match]:
-    """Eight groups of six digits (a BitLocker recovery key's layout)."""
-    return _BITLOCKER.finditer(text.value) if b"000000-000000" in text.shape else iter(())
-
-
 def bitlocker(text: Text, match: Match) -> bool:
     return all(int(group) % 11 == 0 for group in match.group().split("-"))
 
@@ -564,14 +739,26 @@ def _shapes(text: Text) -> dict[bytes, list[Span]]:
     return index
 
 
-def formatted(shapes: tuple[bytes, ...], *, labelled: bool = True) -> Finder:
+def formatted(
+    shapes: tuple[bytes, ...],
+    *,
+    labelled: bool = True,
+    labels: tuple[str, ...] = (),
+    starts: str = "",
+) -> Finder:
     """The finder of the numbers written in one of ``shapes``, in upper case (unless a
-    label says they are something else, when ``labelled``)."""
+    label says they are something else, when ``labelled``); with ``labels``, only those
+    that one of them names on their line, at most 40 characters before; with ``starts``,
+    only those that start so."""
 
     def find(text: Text) -> Iterator[str]:
         index = _shapes(text)
         for shape in shapes:
             for start, end in index.get(shape, ()):
+                if not text.value.startswith(starts, start):
+                    continue
+                if labels and not _named(text, start, labels):
+                    continue
                 if _standing(text, start, end) and not (
                     labelled and label_of(text, start, end) == BENIGN
                 ):
@@ -579,6 +766,16 @@ def formatted(shapes: tuple[bytes, ...], *, labelled: bool = True) -> Finder:
 
     _FORMATS.update(shapes)
     return find
+
+
+def _named(text: Text, start: int, labels: tuple[str, ...]) -> bool:
+    before = text.lower[max(0, start - 40) : start].rpartition("\n")[2]
+    return _label_pattern(labels).search(before) is not None
+
+
+@functools.cache
+def _label_pattern(labels: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, labels)) + r")(?!\w)")
 
 
 # --- numbers a label names as an identity -------------------------------------------------
@@ -607,7 +804,7 @@ def identity_candidates(text: Text) -> Iterator[Span]:
     """Each number shaped like an identifier, or each such piece of it, that a word of the
     label of an identity number stands near enough to label."""
     spans = numbers(text)
-    marks = sorted(text.spots(IDENTITY_KEYWORDS)) if spans else []
+    marks = sorted(text.spots(_identity_words(text))) if spans else []
     for start, end in spans:
         near = bisect.bisect_left(marks, start - _BEFORE)
         if near == len(marks) or marks[near] > end + _AFTER:
@@ -640,6 +837,11 @@ def medicare_ids(text: Text) -> Iterator[str]:
 # The contract's candidates, on the shape: 13 to 19 digits with at most one space or hyphen
 # after each, taken greedily from left to right.
 _CANDIDATE = re.compile(rb"0(?<!00)(?:[ -]?0){12,18}(?!0)")
+# And groups of four joined by dots or by a spaced dash: 6559.5450.5012.1801, 2448 - 3359 - …
+_DOTTED_CARD = re.compile(
+    rb"0000(?<![0.]0000)(?:(?P<join>\.| - )0000(?P=join)0000(?:(?P=join)0{1,4})?"
+    rb"|(?P<amex>\.| - )000000(?P=amex)00000)(?![0.])"
+)
 _GROUP = re.compile(r"\d+")
 
 
@@ -659,17 +861,18 @@ def _in_a_list(shape: bytes, start: int, end: int) -> bool:
 def card_candidates(text: Text) -> Iterator[Span]:
     """The contract's candidates, less the digits inside a digest or a list, or right after
     a mask ("**** **** **** 0600 …")."""
-    if text.shape.count(b"0") >= 13:
-        for match in _CANDIDATE.finditer(text.shape):
-            start, end = match.span()
+    if text.shape.count(b"0") >= 12:
+        found = [*_CANDIDATE.finditer(text.shape), *_DOTTED_CARD.finditer(text.shape)]
+        for start, end in (match.span() for match in found):
             if _in_a_list(text.shape, start, end) or in_hex(text, start, end):
                 continue
             if not _AFTER_A_MASK.search(text.value, max(0, start - 3), start):
                 yield start, end
 
 
-def _issued(digits: str) -> bool:
-    """True when a major card network issues numbers with this prefix and length."""
+def _issued(digits: str, grouped: bool) -> bool:
+    """True when a major card network issues numbers with this prefix and length (Maestro's
+    shorter ones only when written in groups)."""
     size = len(digits)
     two, three, four, six = (int(digits[:n]) for n in (2, 3, 4, 6))
     networks = (
@@ -683,7 +886,7 @@ def _issued(digits: str) -> bool:
         (300 <= three <= 305 or four == 3095 or two in (36, 38, 39), 14 <= size <= 19),
         (3528 <= four <= 3589, 16 <= size <= 19),  # JCB
         (two in (62, 81), 16 <= size <= 19),  # UnionPay
-        (two == 50 or 56 <= two <= 69, 12 <= size <= 19),  # Maestro
+        (two == 50 or 56 <= two <= 69, (12 if grouped else 16) <= size <= 19),  # Maestro
         (2200 <= four <= 2204, 16 <= size <= 19),  # Mir
         (two in (60, 65, 81, 82) or three == 508, size == 16),  # RuPay
         (four == 9792, size == 16),  # Troy
@@ -708,8 +911,9 @@ def _is_card(text: Text, span: Span, label: str | None, digits: str, written: bo
         return False
     if label == BENIGN or not (written or label == CARD):
         return False
+    grouped = span[1] - span[0] > len(digits)
     return label == CARD or (
-        not (digits[:3] in ("978", "979") and ean13(digits)) and _issued(digits)
+        not (digits[:3] in ("978", "979") and ean13(digits)) and _issued(digits, grouped)
     )
 
 
@@ -751,12 +955,23 @@ IDENTITY_KEYWORDS = tuple(
     )
 )
 
+_IDENTITY_ASCII = frozenset(w.encode() for w in IDENTITY_KEYWORDS if w.isascii() and w.isalnum())
+_IDENTITY_OTHER = tuple(w for w in IDENTITY_KEYWORDS if w.encode() not in _IDENTITY_ASCII)
+
+
+def _identity_words(text: Text) -> list[str]:
+    """The words of identity labels that occur in the text."""
+    found = [word.decode() for word in text.words & _IDENTITY_ASCII]
+    others = _IDENTITY_OTHER if not text.value.isascii() else ()
+    return found + [word for word in others if word in text.lower]
+
+
 # The keywords of the finders that read the same words: an entry that names one of these
 # finders and no keywords of its own runs when one of these occurs.
 KEYWORDS: dict[str, tuple[str, ...]] = {
     "raw_keys": (*NAME_KEYWORDS, *KEY_QUALIFIERS),
     "seed_phrases": SEED_WORDS,
-    "credential_assignments": NAME_KEYWORDS,
+    "assignments": NAME_KEYWORDS,
     "command_lines": tuple(COMMANDS),
     "positional": POSITIONAL_WORDS,
     "named_before": PASSWORD_NOUNS,

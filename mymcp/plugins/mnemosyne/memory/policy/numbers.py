@@ -103,6 +103,8 @@ def _nearest(before: list[str], digits: int, ssn: bool) -> str | None:
         pair = (lowered[index - 1], word) if index else ("", "")
         if pair in words.PHRASES and not (pair[0] == "id" and _benign(lowered, index - 2)):
             return "identity"
+        if word == "id" and _benign(lowered, index - 1):
+            return words.BENIGN  # "page id", "row id": whatever its length
         label = words.LABELS.get(word) or next(
             (kind for infix, kind in words.LABEL_INFIXES if infix in word), None
         )

@@ -14,11 +14,14 @@ way of finding candidates:
 - a national number: ``check`` (a python-stdnum module, or a name of
   :data:`.checksums.NATIONAL`) and the ``shapes`` it is written in (``0`` a digit, ``A`` a
   capital, separators as themselves); a benign label ("order") before it makes it no
-  identifier unless ``labelled = false``;
-- a ``pattern`` (with ``flags``: ``i`` any case, ``x`` verbose, ``a`` ASCII), searched in
+  identifier unless ``labelled = false``; with ``labels``, only a number one of them names
+  (shortly before it, on its line) counts, and with ``starts``, only one that starts so;
+- a ``pattern`` (with ``flags``: ``i`` any case, ``x`` verbose, ``a`` ASCII, ``m`` ``^``
+  and ``$`` at every line), searched in
   the value, or in its long tokens with ``scan = "tokens"``, or matched where a word of
-  ``at`` occurs (as a word of the text, or anywhere with ``inside = true``); ``secret``
-  names the group that a placeholder may stand for;
+  ``at`` occurs (as a word of the text, or anywhere with ``inside = true``), and tried
+  only when the text's shape (see :mod:`.engine`) holds ``shape`` (``"000"``: three digits
+  in a row); ``secret`` names the group that a placeholder may stand for;
 - ``find``: the name of a finder of :mod:`.matchers`.
 
 ``valid`` names a validator of :mod:`.matchers`. ``keywords`` (``tokens = true`` for
@@ -44,7 +47,7 @@ Entry = dict[str, Any]
 
 # A pattern is compiled when its rule first runs: most never do in a process.
 _compiled = functools.cache(re.compile)
-_FLAGS = {"i": re.IGNORECASE, "x": re.VERBOSE, "a": re.ASCII, "s": re.DOTALL}
+_FLAGS = {"i": re.IGNORECASE, "x": re.VERBOSE, "a": re.ASCII, "m": re.MULTILINE}
 
 
 def _flags(entry: Entry) -> int:
@@ -57,14 +60,17 @@ def _token(entry: Entry) -> tuple[Finder, Validator, tuple[str, ...]]:
     prefixes = entry["prefixes"].split()
     boundary = entry.get("boundary", "A-Za-z0-9")
     alternatives = "|".join(map(re.escape, prefixes))
-    pattern = f"(?<![{boundary}])(?P<prefix>{alternatives})(?:{entry['body']})"
+    # The boundary is checked apart, so that the search skips to a prefix's first letter.
+    pattern, boundary = f"(?P<prefix>{alternatives})(?:{entry['body']})", f"[{boundary}]"
 
     def find(text: Text) -> Iterator[str]:
         compiled, tokens = _compiled(pattern), text.token_text()
         match = compiled.search(tokens)
         while match is not None:
-            yield tokens[match.end("prefix") : match.end()]
-            match = compiled.search(tokens, match.start() + 1)
+            at = match.start()
+            if not (at and _compiled(boundary).match(tokens, at - 1)):
+                yield tokens[match.end("prefix") : match.end()]
+            match = compiled.search(tokens, at + 1)
 
     placeholder = values.placeholder_body if entry.get("placeholders") == "contract" else _stands
     return find, lambda text, body: not placeholder(body), tuple(prefixes)
@@ -77,13 +83,17 @@ def _stands(value: str) -> bool:
 
 def _national(entry: Entry) -> tuple[Finder, Validator]:
     check = NATIONAL.get(entry["check"]) or stdnum(entry["check"])
-    shapes = tuple(shape.encode() for shape in entry["shapes"])
-    find = matchers.formatted(shapes, labelled=entry.get("labelled", True))
+    find = matchers.formatted(
+        tuple(shape.encode() for shape in entry["shapes"]),
+        labelled=entry.get("labelled", True),
+        labels=tuple(entry.get("labels", ())),
+        starts=entry.get("starts", ""),
+    )
     return find, lambda text, number: check(number)
 
 
 def _pattern(entry: Entry) -> Finder:
-    source, flags = entry["pattern"], _flags(entry)
+    source, flags, shape = entry["pattern"], _flags(entry), entry.get("shape", "").encode()
     if "at" in entry:
         words, inside = tuple(entry["at"]), entry.get("inside", False)
 
@@ -94,10 +104,12 @@ def _pattern(entry: Entry) -> Finder:
                 if (match := compiled.match(text.value, spot)) is not None:
                     yield match
 
-        return at
-    if entry.get("scan") == "tokens":
-        return lambda text: _compiled(source, flags).finditer(text.token_text())
-    return lambda text: _compiled(source, flags).finditer(text.value)
+        find = at
+    elif entry.get("scan") == "tokens":
+        find = lambda text: _compiled(source, flags).finditer(text.token_text())  # noqa: E731
+    else:
+        find = lambda text: _compiled(source, flags).finditer(text.value)  # noqa: E731
+    return (lambda text: find(text) if shape in text.shape else ()) if shape else find
 
 
 def _secret(group: str | int) -> Validator:
