@@ -131,10 +131,11 @@ def test_the_script_names_a_missing_database_in_one_line(tmp_path: Path) -> None
 def test_a_table_that_cannot_be_read_leaves_the_tier_out_with_one_warning(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken() -> bytes:
-        raise OSError(5, "Input/output error", "/secret/place/meanings.bin")
+    def broken(name: str) -> bytes:
+        raise OSError(5, "Input/output error", f"/secret/place/{name}")
 
     monkeypatch.setattr(meaning, "_table", None)
+    monkeypatch.setattr(meaning, "_neighbours", None)
     monkeypatch.setattr(meaning, "_unavailable", False)
     monkeypatch.setattr(meaning, "_read_table", broken)
     caplog.set_level(logging.WARNING, "mymcp.memory.recall")
@@ -162,3 +163,40 @@ def test_only_the_first_words_of_a_long_query_are_read() -> None:
 
     assert meaning.expand(" ".join(words)).targets == ()
     assert meaning.expand("attorney").targets != ()
+
+
+def _neighbours_script() -> ModuleType:
+    loader = importlib.machinery.SourceFileLoader(
+        "build_neighbours", str(ROOT / "scripts" / "build-neighbours")
+    )
+    spec = importlib.util.spec_from_loader("build_neighbours", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_the_packaged_neighbours_name_their_origin_and_licences() -> None:
+    meaning.load()
+    neighbours = meaning._neighbours
+
+    assert neighbours is not None
+    assert "all-MiniLM-L6-v2" in str(neighbours.header["origin"])
+    assert "Apache License 2.0" in str(neighbours.header["licence"])
+    found = list(neighbours.of("wireless"))
+    assert [round(cosine, 2) for word, cosine in found if word == "wifi"] == [0.79]
+    assert [cosine for _, cosine in found] == sorted((c for _, c in found), reverse=True)
+    assert all(cosine >= 0.6 for _, cosine in found)  # the script's floor
+
+
+def test_the_neighbour_script_writes_a_table_the_tier_reads() -> None:
+    script = _neighbours_script()
+
+    data = script.encode({"sofa": {"couch": 230, "settee": 180}, "couch": {"sofa": 230}})
+    neighbours = meaning.Neighbours(data)
+
+    assert list(neighbours.of("sofa")) == [("couch", 230 / 255), ("settee", 180 / 255)]
+    assert list(neighbours.of("settee")) == []
+    assert list(neighbours.of("nothing")) == []
+    with pytest.raises(ValueError):
+        meaning.Neighbours(data[: len(data) // 2])

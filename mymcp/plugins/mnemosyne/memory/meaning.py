@@ -1,27 +1,31 @@
-"""Recall's meaning tier: the words a query may mean, from a table shipped in the package.
+"""Recall's meaning tier: the words a query may mean, from tables shipped in the package.
 
 ``meanings.bin``, beside this module, is Princeton WordNet 3.0 reduced by
 ``scripts/build-meanings`` to what this tier reads: each English lemma as the recall keys of
 its words (see :mod:`.wording`), its senses with how often each was seen in WordNet's tagged
 texts, each sense's lemmas, and the links between senses: broader, narrower and related
-(derived forms, similar adjectives and the like). Nothing is fetched; the table is read on
-the first query that needs it (or by the warm-up thread), about ten milliseconds, and then
-kept: a few megabytes of flat arrays, whatever the size of the notebook.
+(derived forms, similar adjectives, parts and wholes and the like). ``neighbours.bin``, made
+by ``scripts/build-neighbours``, lists for about 34,000 common words the words a small
+sentence embedding model (all-MiniLM-L6-v2) places closest, with their cosines: it knows
+words WordNet does not (``wifi``) and uses it leaves out (``wireless``: ``Wi-Fi``). Nothing
+is fetched; both are read on the first query that needs them (or by the warm-up thread),
+and then kept: a few megabytes of flat arrays, whatever the size of the notebook.
 
 A query is *expanded*, never the records: each query word (or two or three neighbouring
-words that WordNet holds as one lemma, ``curriculum vitae``) gives the keys of the words
-that share one of its usual senses, with a strength:
+words that WordNet holds as one lemma, ``curriculum vitae``) gives the keys of the words it
+may mean, each with a strength:
 
-- the same sense's other lemmas (``diary``: ``journal``), :data:`SYNONYM`;
-- a sense linked to it as broader, narrower or derived (``mom``: ``mother``; ``kids``:
-  ``daughters``; ``vaccination``: ``vaccine``), :data:`NEAR`;
-- a sense two narrower steps down (``dessert``: ``custard``), :data:`FAR`.
+- a word of the same sense (``diary``: ``journal``), :data:`SYNONYM`; of a sense one step
+  broader, narrower or related (``mom``: ``mother``; ``antibiotics``: ``penicillin``),
+  :data:`NEAR`; two steps narrower (``dessert``: ``custard``), :data:`FAR`; each times how
+  likely the query word means that sense and how likely the other word means its own there
+  (WordNet's tagged counts), so rare senses and words of many uses count little;
+- a neighbour by use, :data:`USE` scaled by how far its cosine is above :data:`USE_FLOOR`.
 
-Words that would only add noise stay out: stop words, query words with very many senses
-(``make``, ``run``, ``set``), a word's rare senses (those seen far less often than its first),
-and any target word as common as that. The caller looks the keys up in its own index and
-scores a record by the strength of what it holds, per query word, times the weight of where
-it holds it; a record needs :data:`THRESHOLD` to be kept.
+Stop words, symbol terms (``C#``) and very common words (:data:`COMMON`) are left out. The
+caller looks the keys up in its own index; a record is kept when the strongest target it
+holds per query word, summed over the query words, reaches :data:`THRESHOLD`, and scores
+that strength times the weight of where it holds the words.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ logger = logging.getLogger("mymcp.memory.recall")
 
 TABLE_FILE: Final = "meanings.bin"
 MAGIC: Final = b"MYMCP-MEANINGS 1\n"
+NEIGHBOURS_FILE: Final = "neighbours.bin"
+NEIGHBOURS_MAGIC: Final = b"MYMCP-NEIGHBOURS 1\n"
 
 # How close a link is: the same sense, a sense one step away, two steps down.
 SYNONYM: Final = 1.0
@@ -68,6 +74,11 @@ FAR: Final = 0.25
 SMOOTHING: Final = 1.0
 # A word seen more often than this in WordNet's tagged texts is never a target.
 COMMON: Final = 1000
+# A neighbour by use (see scripts/build-neighbours, which keeps cosines from 0.6) at cosine c
+# has strength USE * (c - USE_FLOOR) / (1 - USE_FLOOR): none at or below the floor, USE for
+# the same vector.
+USE: Final = 0.3
+USE_FLOOR: Final = 0.63
 # How much the share of the sense a target word has there counts.
 TARGET_EXPONENT: Final = 1.0
 # Senses a query word means less often than this are not read.
@@ -122,41 +133,61 @@ class _Terms(Sequence[str]):
         return self._blob[self._starts[index] : self._starts[index + 1] - 1]
 
 
+@dataclass(frozen=True)
+class _Container:
+    """A table file as read: its header, its sorted terms and its arrays by name."""
+
+    header: dict[str, object]
+    terms: _Terms
+    sections: dict[str, array.array[int]]
+
+
+def _container(data: bytes, magic: bytes) -> _Container:
+    """Read a table file (a first line, a JSON header, zlib-compressed arrays);
+    ``ValueError`` when ``data`` is not a whole one."""
+    if not data.startswith(magic):
+        raise ValueError("not a table of this kind")
+    try:
+        return _read_container(data, len(magic))
+    except (KeyError, IndexError, TypeError, zlib.error) as damaged:
+        raise ValueError("damaged table") from damaged
+
+
+def _read_container(data: bytes, start: int) -> _Container:
+    header_end = data.index(b"\n", start)
+    header = json.loads(data[start:header_end])
+    payload = zlib.decompress(data[header_end + 1 :])
+    sections: dict[str, array.array[int]] = {}
+    offset = 0
+    blob = ""
+    for name, code, length in header["sections"]:
+        size = array.array(code).itemsize * length
+        chunk = payload[offset : offset + size]
+        offset += size
+        if name == "terms":
+            blob = chunk.decode() + "\n"
+            continue
+        values = array.array(code)
+        values.frombytes(chunk)
+        if sys.byteorder != "little":
+            values.byteswap()
+        sections[name] = values
+    return _Container(header, _Terms(blob, sections["term_start"]), sections)
+
+
 class Table:
-    """The loaded meaning table (see :mod:`scripts/build-meanings` for its sections)."""
+    """The loaded meaning table (see ``scripts/build-meanings`` for its sections)."""
 
     def __init__(self, data: bytes) -> None:
         """Read a table; ``ValueError`` when ``data`` is not a whole one."""
-        if not data.startswith(MAGIC):
-            raise ValueError("not a meaning table")
+        container = _container(data, MAGIC)
+        self.header = container.header
+        self.terms = container.terms
+        self._sections = container.sections
         try:
-            self._read(data)
-        except (KeyError, IndexError, TypeError, zlib.error) as damaged:
-            raise ValueError("damaged meaning table") from damaged
-
-    def _read(self, data: bytes) -> None:
-        header_end = data.index(b"\n", len(MAGIC))
-        header = json.loads(data[len(MAGIC) : header_end])
-        self.header: dict[str, object] = header
-        payload = zlib.decompress(data[header_end + 1 :])
-        sections: dict[str, array.array[int]] = {}
-        offset = 0
-        blob = ""
-        for name, code, length in header["sections"]:
-            size = array.array(code).itemsize * length
-            chunk = payload[offset : offset + size]
-            offset += size
-            if name == "terms":
-                blob = chunk.decode() + "\n"
-                continue
-            values = array.array(code)
-            values.frombytes(chunk)
-            if sys.byteorder != "little":
-                values.byteswap()
-            sections[name] = values
-        self._sections = sections
-        self.terms = _Terms(blob, sections["term_start"])
-        self.kinds = sections["kinds"]
+            self.kinds = self._sections["kinds"]
+        except KeyError as damaged:
+            raise ValueError("damaged table") from damaged
 
     def term_id(self, term: str) -> int | None:
         index = bisect.bisect_left(self.terms, term)
@@ -200,7 +231,34 @@ class Table:
         return sum(counts) > COMMON
 
 
+class Neighbours:
+    """The word-neighbour table (see ``scripts/build-neighbours``): per key, the keys of the
+    words a sentence embedding model places closest, with their cosines."""
+
+    def __init__(self, data: bytes) -> None:
+        """Read a table; ``ValueError`` when ``data`` is not a whole one."""
+        container = _container(data, NEIGHBOURS_MAGIC)
+        self.header = container.header
+        self.terms = container.terms
+        try:
+            self._starts = container.sections["row_start"]
+            self._targets = container.sections["targets"]
+            self._cosines = container.sections["cosines"]
+        except KeyError as damaged:
+            raise ValueError("damaged table") from damaged
+
+    def of(self, key: str) -> Iterator[tuple[str, float]]:
+        """The neighbours of ``key`` with their cosines, closest first."""
+        index = bisect.bisect_left(self.terms, key)
+        if index == len(self.terms) or self.terms[index] != key:
+            return
+        begin, end = self._starts[index], self._starts[index + 1]
+        for target, cosine in zip(self._targets[begin:end], self._cosines[begin:end], strict=True):
+            yield self.terms[target], cosine / 255
+
+
 _table: Table | None = None
+_neighbours: Neighbours | None = None
 _unavailable = False
 _load_lock = threading.Lock()
 
@@ -208,22 +266,24 @@ _load_lock = threading.Lock()
 def load() -> Table | None:
     """The packaged table, read once per process; ``None`` when it cannot be read (the
     meaning tier is then left out, and one warning says so)."""
-    global _table, _unavailable
+    global _table, _neighbours, _unavailable
     if _table is None and not _unavailable:
         with _load_lock:
             if _table is None and not _unavailable:
                 try:
-                    _table = Table(_read_table())
+                    _table = Table(_read_table(TABLE_FILE))
+                    _neighbours = Neighbours(_read_table(NEIGHBOURS_FILE))
                 except (OSError, ValueError):
+                    _table = _neighbours = None
                     _unavailable = True
                     logger.warning("meaning table unreadable; recall goes on without it")
     return _table
 
 
-def _read_table() -> bytes:
+def _read_table(name: str) -> bytes:
     from importlib import resources
 
-    return resources.files(__package__).joinpath(TABLE_FILE).read_bytes()
+    return resources.files(__package__).joinpath(name).read_bytes()
 
 
 def expand(query: str) -> Expansion:
@@ -243,7 +303,36 @@ def expand(query: str) -> Expansion:
                 continue
             slot = (keys, positions)
             targets[slot] = max(targets.get(slot, 0.0), strength)
+    _add_neighbours(table, content, targets)
     return Expansion(words, _worth_looking_up(targets))
+
+
+def _add_neighbours(
+    table: Table,
+    content: list[tuple[int, str]],
+    targets: dict[tuple[tuple[str, ...], tuple[int, ...]], float],
+) -> None:
+    """Each query word's neighbours by use, with a strength growing with their cosine;
+    words WordNet counts as very common give none and are none."""
+    if _neighbours is None:
+        return
+    for position, key in content:
+        if _common_key(table, key):
+            continue
+        for other, cosine in _neighbours.of(key):
+            if cosine <= USE_FLOOR:
+                break  # closest first: the rest are further still
+            if _common_key(table, other):
+                continue
+            strength = USE * (cosine - USE_FLOOR) / (1 - USE_FLOOR)
+            slot = ((other,), (position,))
+            if strength > targets.get(slot, 0.0):
+                targets[slot] = strength
+
+
+def _common_key(table: Table, key: str) -> bool:
+    term = table.term_id(key)
+    return term is not None and table.common(term)
 
 
 def _worth_looking_up(
