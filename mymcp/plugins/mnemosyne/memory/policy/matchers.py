@@ -842,9 +842,10 @@ def medicare_ids(text: Text) -> Iterator[str]:
 # The contract's candidates, on the shape: 13 to 19 digits with at most one space or hyphen
 # after each, taken greedily from left to right.
 _CANDIDATE = re.compile(rb"0(?<!00)(?:[ -]?0){12,18}(?!0)")
-# And groups of four joined by dots or by a spaced dash: 6559.5450.5012.1801, 2448 - 3359 - …
+# And four groups or five joined by dots or by a spaced dash: 6559.5450.5012.1801, 2448 - …
+# (three are a version: 5600.6396.7189).
 _DOTTED_CARD = re.compile(
-    rb"0000(?<![0.]0000)(?:(?P<join>\.| - )0000(?:(?P=join)0000){1,2}(?:(?P=join)0{1,4})?"
+    rb"0000(?<![0.]0000)(?:(?P<join>\.| - )0000(?P=join)0000(?P=join)0{1,4}(?:(?P=join)0{1,4})?"
     rb"|(?P<amex>\.| - )000000(?P=amex)00000)(?![0.])"
 )
 _GROUP = re.compile(r"\d+")
