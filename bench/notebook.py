@@ -29,7 +29,7 @@ from typing import Any
 
 from common import print_table, queries, seed_root
 
-from tests.notebook.browser_support import MISSING, launch
+from tests.notebook.browser_support import MISSING, READY, launch
 from tests.processes import running_notebook
 
 LOADS = 7
@@ -68,7 +68,7 @@ def _loads(context: Any, url: str, count: int) -> tuple[list[float], list[float]
     for _ in range(LOADS):
         started = time.perf_counter()
         page.goto(url)
-        page.wait_for_selector("body[data-ready=true]", timeout=30_000)
+        page.wait_for_selector(READY, timeout=30_000)
         outside.append((time.perf_counter() - started) * 1000)
         inside.append(float(page.get_attribute("body", "data-ready-ms") or "nan"))
         shown = page.locator("#tree button.memory").count()
@@ -81,7 +81,7 @@ def _loads(context: Any, url: str, count: int) -> tuple[list[float], list[float]
 def _searches(context: Any, url: str, scope: str | None) -> list[float]:
     page = context.new_page()
     page.goto(url)
-    page.wait_for_selector("body[data-ready=true]")
+    page.wait_for_selector(READY)
     page.evaluate(SEARCH, ["warm up", scope])
     spent = [float(page.evaluate(SEARCH, [query, scope])) for query in queries(QUERIES)]
     page.close()
@@ -96,7 +96,7 @@ def _row(browser: Any, size: int) -> tuple[object, ...]:
             context = browser.new_context()
             login = context.new_page()
             login.goto(notebook.login_url)
-            login.wait_for_selector("body[data-ready=true]", timeout=30_000)
+            login.wait_for_selector(READY, timeout=30_000)
             overview = login.evaluate("fetch('api/overview').then(r => r.text())")
             login.close()
             url = f"{notebook.base_url}/notebook/"

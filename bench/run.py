@@ -19,6 +19,7 @@ import eras  # noqa: E402
 import listing  # noqa: E402
 import notebook  # noqa: E402
 import policy  # noqa: E402
+import policy_scan  # noqa: E402
 import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
 import recall_quality  # noqa: E402
@@ -37,6 +38,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("listing", listing.run),
     ("remember", remember.run),
     ("policy", policy.run),
+    ("policy_scan", policy_scan.run),
     ("eras", eras.run),
     ("protocol", protocol.run),
     ("transfer", transfer.run),

@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     if options.command in ("export", "import"):
         return _notebook_command(options)
     if options.command == "explain":
-        return _explain()
+        return _explain(options.notebook)
     if options.command == "token":
         return _token()
     if getattr(options, "require_token", False) and (failed := _require_token()):
@@ -135,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_address_options(doctor, "check")
     _add_notebook_commands(commands)
-    commands.add_parser(
+    explain = commands.add_parser(
         "explain",
         help="say whether the content policy would refuse the text on standard input, and why",
         description=(
@@ -143,6 +143,12 @@ def _parser() -> argparse.ArgumentParser:
             "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the "
             "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
         ),
+    )
+    explain.add_argument(
+        "--notebook",
+        action="store_true",
+        help="instead, list the stored records the policy would refuse today (path, field, "
+        "rule; never the value); exits 1 when there are any. Changes nothing",
     )
     commands.add_parser(
         "token",
@@ -331,9 +337,16 @@ def _notebook_command(options: argparse.Namespace) -> int:
     )
 
 
-def _explain() -> int:
-    from mymcp.host.bootstrap import explain_content
+def _explain(notebook: bool) -> int:
+    from mymcp.host.bootstrap import explain_content, explain_notebook
 
+    if notebook:
+        code, lines, stopped = explain_notebook()
+        if stopped:
+            print(stopped, file=sys.stderr)
+        else:
+            print(*lines, sep="\n")
+        return code
     try:
         text = sys.stdin.buffer.read().decode("utf-8")
     except UnicodeDecodeError:

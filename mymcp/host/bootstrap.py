@@ -128,6 +128,13 @@ def explain_content(text: str) -> tuple[int, list[str]]:
     return explain.explain(text)
 
 
+def explain_notebook() -> tuple[int, list[str], str]:
+    """The stored records the content policy would refuse today: an exit code and lines."""
+    from mymcp.plugins.mnemosyne import explain
+
+    return explain.explain_notebook()
+
+
 # --- the notebook page -----------------------------------------------------------------------
 # What the page (``mymcp/notebook/``) shows besides the Tools' answers belongs to the plugin.
 

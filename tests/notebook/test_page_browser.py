@@ -8,9 +8,7 @@ that carry that session's cookie (or, for the attacks, none). Screenshots are wr
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,15 +17,14 @@ import pytest
 
 from mymcp import access_token
 from tests.helpers import canonical_record, place_canonical, write_record
-from tests.notebook.browser_support import MISSING, artifacts, launch
-from tests.processes import LiveNotebook, free_port, running_notebook
+from tests.notebook.browser_support import MISSING, READY, artifacts, visit_from_another_origin
+from tests.processes import LiveNotebook, running_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 
 SCRIPT_TITLE = "<img src=x onerror=alert(1)>"
 TITLES = ["Shared memory ownership", "Release train", SCRIPT_TITLE]
 ARCHIVED_TITLE = "An old plan"
-READY = "body[data-ready=true]"
 
 
 def _id(number: int) -> str:
@@ -68,58 +65,10 @@ def notebook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveNotebook]
         yield running
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def session_state(chromium: Any, notebook: LiveNotebook) -> dict[str, Any]:
-    """Open the printed address once; later contexts start from the cookie it gave."""
-    context = chromium.new_context()
-    page = context.new_page()
-    page.goto(notebook.login_url)
-    page.wait_for_selector(READY)
-    state: dict[str, Any] = {
-        "titles": page.locator("#tree button.memory").all_text_contents(),
-        "address": page.url,
-        "storage": context.storage_state(),
-    }
-    page.screenshot(path=artifacts() / "logged-in.png", full_page=True)
-    context.close()
-    return state
-
-
 @pytest.fixture
-def page(chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any]) -> Iterator[Any]:
-    """A logged-in tab on the page, failing the test if any dialog (an alert) opens."""
-    context = chromium.new_context(storage_state=session_state["storage"])
-    tab = context.new_page()
-    dialogs: list[str] = []
-
-    def refuse(dialog: Any) -> None:
-        dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    tab.on("dialog", refuse)
-    tab.goto(f"{notebook.base_url}/notebook/")
-    tab.wait_for_selector(READY)
-    yield tab
-    context.close()
-    assert dialogs == []
-
-
-@pytest.fixture
-def stranger(chromium: Any) -> Iterator[Any]:
-    """A tab of a browser that never logged in."""
-    context = chromium.new_context()
-    yield context.new_page()
-    context.close()
+def page(logged_in_tab: Any) -> Any:
+    """The browser tests' tab (the in-process tests' ``page`` is a PageClient)."""
+    return logged_in_tab
 
 
 # --- logging in ----------------------------------------------------------------------------
@@ -418,42 +367,15 @@ def test_a_post_without_the_csrf_header_is_403_even_from_the_page(page: Any) -> 
     assert status == 403
 
 
-class _Attacker(http.server.BaseHTTPRequestHandler):
-    """Serves one page, from another origin of this machine, that tries to read the notebook."""
-
-    target = ""
-
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-        body = f"""<!doctype html><title>waiting</title><script>
-          fetch({json.dumps(self.target)}, {{credentials: 'include'}})
-            .then(r => r.text()).then(t => {{ document.title = 'read: ' + t; }})
-            .catch(() => {{ document.title = 'blocked'; }});
-        </script>""".encode()
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 def test_a_page_of_another_origin_cannot_read_the_notebook(
     chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any]
 ) -> None:
-    _Attacker.target = f"{notebook.base_url}/notebook/api/overview"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Attacker)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    context = chromium.new_context(storage_state=session_state["storage"])
-    try:
-        tab = context.new_page()
-        tab.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-        tab.wait_for_function("document.title !== 'waiting'")
-        title = tab.title()
-    finally:
-        context.close()
-        server.shutdown()
-        server.server_close()
+    target = json.dumps(f"{notebook.base_url}/notebook/api/overview")
+    script = f"""fetch({target}, {{credentials: 'include'}})
+      .then(r => r.text()).then(t => {{ document.title = 'read: ' + t; }})
+      .catch(() => {{ document.title = 'blocked'; }});"""
+
+    title = visit_from_another_origin(chromium, session_state["storage"], script)
 
     assert title == "blocked"
     assert '"GET /notebook/api/overview HTTP/1.1" 403' in notebook.log()

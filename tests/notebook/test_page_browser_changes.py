@@ -4,9 +4,7 @@ and a page of another origin trying to change the notebook."""
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,13 +12,12 @@ from typing import Any
 import pytest
 
 from tests.helpers import canonical_record, place_canonical
-from tests.notebook.browser_support import MISSING, artifacts, launch
-from tests.processes import LiveNotebook, free_port, running_notebook
+from tests.notebook.browser_support import MISSING, artifacts, visit_from_another_origin
+from tests.processes import LiveNotebook, running_notebook
 from tests.surface import gates
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 
-READY = "body[data-ready=true]"
 ALL_ON = gates(remember=True, revise=True, archive_restore=True, forget=True)
 
 
@@ -50,35 +47,10 @@ def notebook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveNotebook]
         yield running
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def storage(chromium: Any, notebook: LiveNotebook) -> Any:
-    context = chromium.new_context()
-    tab = context.new_page()
-    tab.goto(notebook.login_url)
-    tab.wait_for_selector(READY)
-    state = context.storage_state()
-    context.close()
-    return state
-
-
 @pytest.fixture
-def page(chromium: Any, notebook: LiveNotebook, storage: Any) -> Iterator[Any]:
-    context = chromium.new_context(storage_state=storage)
-    tab = context.new_page()
-    tab.goto(f"{notebook.base_url}/notebook/")
-    tab.wait_for_selector(READY)
-    yield tab
-    context.close()
+def page(logged_in_tab: Any) -> Any:
+    """The browser tests' tab (the in-process tests' ``page`` is a PageClient)."""
+    return logged_in_tab
 
 
 def _open(page: Any, title: str) -> None:
@@ -195,30 +167,8 @@ def test_forget_asks_first(page: Any, notebook: LiveNotebook) -> None:
     assert "To forget" not in page.locator("#tree").text_content()
 
 
-class _Attacker(http.server.BaseHTTPRequestHandler):
-    """A page of another origin of this machine that posts a change to the notebook."""
-
-    target = ""
-    body = ""
-
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-        page = f"""<!doctype html><title>waiting</title><script>
-          fetch({json.dumps(self.target)}, {{method: 'POST', credentials: 'include',
-                 headers: {{'Content-Type': 'text/plain'}}, body: {json.dumps(self.body)}}})
-            .then(r => {{ document.title = 'status ' + r.status; }})
-            .catch(() => {{ document.title = 'blocked'; }});
-        </script>""".encode()
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.end_headers()
-        self.wfile.write(page)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 def test_a_page_of_another_origin_cannot_change_the_notebook(
-    chromium: Any, notebook: LiveNotebook, storage: Any
+    chromium: Any, notebook: LiveNotebook, session_state: dict[str, Any]
 ) -> None:
     path = _place(notebook.memory_root, 5, "Target of an attack")
     before = path.read_bytes()
@@ -229,21 +179,18 @@ def test_a_page_of_another_origin_cannot_change_the_notebook(
         "collection_id": "decisions",
         "id": _id(5),
     }
-    _Attacker.target = f"{notebook.base_url}/notebook/api/change"
-    _Attacker.body = json.dumps(
-        {"change": "archive", "arguments": {"reference": reference, "expected_revision": 1}}
+    target = json.dumps(f"{notebook.base_url}/notebook/api/change")
+    body = json.dumps(
+        json.dumps(
+            {"change": "archive", "arguments": {"reference": reference, "expected_revision": 1}}
+        )
     )
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Attacker)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    context = chromium.new_context(storage_state=storage)
-    try:
-        tab = context.new_page()
-        tab.goto(f"http://127.0.0.1:{server.server_address[1]}/")
-        tab.wait_for_function("document.title !== 'waiting'")
-    finally:
-        context.close()
-        server.shutdown()
-        server.server_close()
+    script = f"""fetch({target}, {{method: 'POST', credentials: 'include',
+        headers: {{'Content-Type': 'text/plain'}}, body: {body}}})
+      .then(r => {{ document.title = 'status ' + r.status; }})
+      .catch(() => {{ document.title = 'blocked'; }});"""
+
+    visit_from_another_origin(chromium, session_state["storage"], script)
 
     assert path.read_bytes() == before
     assert '"POST /notebook/api/change HTTP/1.1" 403' in notebook.log()

@@ -17,17 +17,12 @@ from tests.helpers import (
     remember_arguments,
     snapshot_tree,
 )
+from tests.mnemosyne.tools.mutation_support import reference_of
 from tests.notebook.page_support import CSRF_HEADER, PageClient
 from tests.surface import GATE_OF
 
 ALL_ON = {"remember": True, "revise": True, "archive_restore": True, "forget": True}
-REFERENCE = {
-    "schema_version": 2,
-    "scope": "project",
-    "namespace_id": "mnemosyne",
-    "collection_id": "decisions",
-    "id": canonical_record()["id"],
-}
+REFERENCE = reference_of(canonical_record())
 
 
 @pytest.fixture

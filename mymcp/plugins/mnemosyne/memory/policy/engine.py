@@ -17,6 +17,8 @@ A keyword is found in one of three ways:
 - any other keyword (punctuation, letters outside ASCII, or a word written with a leading
   ``*``) is found anywhere in the lowercase text: ``-----``, ``://``, ``пароль``,
   ``*pass`` (in "DB_PASSWORD" and "mypassword");
+- a keyword written with a leading ``#`` is found in the shape bytes (see ``_SHAPE``):
+  ``#000-00-0000`` where a social security number's digits stand, ``#0`` where any digit;
 - the keywords of a rule marked ``tokens`` are found case-sensitively in the long tokens
   (see :meth:`Text.tokens`): as a prefix at the start of a token (``glpat-``), or anywhere
   in one when written with a leading ``*`` (``*AKIA``).
@@ -156,13 +158,16 @@ class Table:
         inside: set[str] = set()
         prefixes: set[str] = set()
         in_tokens: set[str] = set()
+        shapes: set[str] = set()
         for number, rule in enumerate(self.rules):
             if not rule.keywords:
                 self._always.append(number)
             for keyword in rule.keywords:
                 key = _key(keyword, rule.tokens)
                 self._index[key].append(number)
-                if key.startswith("T:"):
+                if key.startswith("s:"):
+                    shapes.add(key[2:])
+                elif key.startswith("T:"):
                     in_tokens.add(keyword[1:])
                 elif rule.tokens:
                     prefixes.add(keyword)
@@ -171,6 +176,7 @@ class Table:
                 else:
                     inside.add(key[2:])
         self._words = frozenset(words)
+        self._shapes = tuple((shape, shape.encode()) for shape in sorted(shapes))
         self._inside_ascii = tuple(sorted(word for word in inside if word.isascii()))
         self._foreign, self._tails = _foreign_pattern([w for w in inside if not w.isascii()])
         self._in_tokens = tuple(sorted(in_tokens))
@@ -181,6 +187,7 @@ class Table:
     def prefilter(self, text: Text) -> list[Rule]:
         """The rules that can apply to ``text``, in table order."""
         present = {"w:" + word.decode() for word in text.words & self._words}
+        present.update("s:" + shape for shape, raw in self._shapes if raw in text.shape)
         present.update("i:" + word for word in self._inside_ascii if word in text.lower)
         if self._foreign is not None and not text.value.isascii():
             present.update(
@@ -202,6 +209,8 @@ class Table:
 
 
 def _key(keyword: str, tokens: bool) -> str:
+    if keyword.startswith("#"):
+        return "s:" + keyword[1:]
     if tokens:
         return ("T:" + keyword[1:]) if keyword.startswith("*") else ("t:" + keyword)
     if keyword.isascii() and keyword.isalnum() and keyword.islower() or keyword.isdigit():

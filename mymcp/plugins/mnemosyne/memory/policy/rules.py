@@ -25,9 +25,10 @@ way of finding candidates:
 - ``find``: the name of a finder of :mod:`.matchers`.
 
 ``valid`` names a validator of :mod:`.matchers`. ``keywords`` (``tokens = true`` for
-keywords looked for in the long tokens) let the rule run (see :mod:`.engine`); without
-them a token rule's are its prefixes, an ``at`` rule's its words and a finder's those that
-:data:`.matchers.KEYWORDS` keeps for it. Every rule finds everything it needs itself.
+keywords looked for in the long tokens, ``#…`` for a piece of the text's shape) let the rule
+run (see :mod:`.engine`); without them a token rule's are its prefixes, a national number's
+a digit, an ``at`` rule's its words and a finder's those that :data:`.matchers.KEYWORDS`
+keeps for it. Every rule finds everything it needs itself.
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ def rule(id: str, entry: Entry) -> Rule:
         tokens = True
     elif "check" in entry:
         find, valid = _national(entry)
+        keywords = ("#0",)  # a digit
     elif "pattern" in entry:
         find = _pattern(entry)
         keywords = tuple(entry.get("at", ()))
