@@ -160,6 +160,19 @@ def test_a_folder_name_is_no_evidence_of_meaning(client: McpClient, memory_root:
     assert _recall(client, "attorney").payload["status"] == "no_matches"
 
 
+@pytest.mark.parametrize(
+    ("title", "tags", "content"),
+    [("Lawyer", [], "Fees are due."), (None, ["lawyer"], "Fees are due."), (None, [], "A lawyer.")],
+)
+def test_a_word_in_a_folder_name_counts_when_the_memory_also_writes_it(
+    client: McpClient, memory_root: Path, title: str | None, tags: list[str], content: str
+) -> None:
+    namespace = {"kind": "project", "id": "lawyer", "label": None}
+    _canonical(memory_root, 1, content, namespace=namespace, title=title, tags=tags)
+
+    assert [memory_id for memory_id, _ in _found(_recall(client, "attorney"))] == [_mem_id(1)]
+
+
 def test_only_english_memories_are_read_for_meaning(client: McpClient, memory_root: Path) -> None:
     _canonical(memory_root, 1, "Le couch est une erreur.", language="fr")
     write_record(

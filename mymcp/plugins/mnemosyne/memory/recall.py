@@ -219,10 +219,18 @@ def _keys_of_folders(folders: tuple[str, ...]) -> frozenset[str]:
 
 
 def _in_text(stored: StoredRecord, key: str) -> bool:
-    """Whether a record holds ``key`` in its title, tags or content."""
-    record = stored.record
-    texts = (record.title or "", *record.tags, record.content)
-    return any(key in wording.text_keys(text, wording.ENGLISH) for text in texts)
+    """Whether a record holding ``key`` holds it in its title, tags or content.
+
+    Its weight says where: title 3, folders and tags 2, content 1, summed. Only a weight of
+    exactly 2 leaves the question open, and then the tags answer it.
+    """
+    memo = _memoize(stored)
+    index = bisect.bisect_left(memo.keys, key)
+    found = index < len(memo.keys) and memo.keys[index] == key
+    if found and memo.key_weights[index] != PATH_WEIGHT:
+        return True
+    tags = stored.record.tags
+    return any(key in wording.text_keys(tag, wording.ENGLISH) for tag in tags)
 
 
 def _written(stored: StoredRecord, keys: tuple[str, ...]) -> str:
