@@ -176,9 +176,12 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
         return None
     found, quoted = literal
     if mode == "bare" and (
-        not (spaced or len(parts) == 1) or "=" in found.rstrip("=") or not value[at - 1].isspace()
+        not (spaced or len(parts) == 1)
+        or _ASSIGNS.match(found) is not None
+        or not value[at - 1].isspace()
+        or found.startswith("#")
     ):
-        return None  # "per token trace_id=9b79…", "?q=password+reset": no value of the name
+        return None  # "per token trace_id=9b79…", "?q=password+reset", "password #note"
     if (
         mode == "bare"
         and kind == "password"
@@ -199,6 +202,7 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
 
 
 _CONTINUES = re.compile(r"[ \t]+[a-z]")
+_ASSIGNS = re.compile(r"[A-Za-z_][\w.-]*=(?!=*$)")  # trace_id=9b79…: an assignment of its own
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
 # After the name: a closing quote and bracket ("]), the operator, a YAML tag.
 _OPERATOR = re.compile(
@@ -294,10 +298,13 @@ _BARE_NAMES = frozenset(
 def _bare_password(last: str, found: str) -> bool:
     if last in _BARE_NAMES and values.passphrase(found):
         return True
-    if last not in _BARE_NAMES or len(found) > 32 or any(char in found for char in ":/.()?=&"):
+    if last not in _BARE_NAMES or len(found) > 32 or any(char in found for char in ":/.()"):
         return False
-    words = last != "pass" and not found.isdigit()  # "pass" is also Python's statement
-    return values.looks_strong(found) or words and values.prose_password(found)
+    if values.looks_strong(found):
+        return True
+    # "pass" is also Python's statement; "password" autocomplete=… an attribute of HTML
+    words = last != "pass" and not found.isdigit() and not any(char in found for char in "?=&")
+    return words and values.prose_password(found)
 
 
 # Calls that read a secret: their string argument is a prompt or a variable's name.

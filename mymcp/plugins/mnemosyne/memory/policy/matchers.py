@@ -134,12 +134,12 @@ _IN_A_RUN = re.compile(r"(?:1{12,})")
 
 def seed_phrases(text: Text) -> Iterator[tuple[list[str], bool]]:
     """Runs of twelve or more BIP-39 words near a word that names them, and whether that
-    word names a wallet's secret; with no such word, a text made mostly of BIP-39 words is
-    read whole."""
+    word names a wallet's secret; with no such word, a note of BIP-39 words alone is read
+    whole."""
     spots = [
         (at, _names_a_wallet(text, word, at)) for word in SEED_WORDS for at in text.spots((word,))
     ]
-    if not spots and _mostly_bip39(text):
+    if not spots and _only_bip39(text):
         spots = [(_SEED_REACH, False)]
     for at, named in spots:
         for run in _RUN.findall(text.lower, max(0, at - _SEED_REACH), at + _SEED_REACH):
@@ -160,11 +160,12 @@ def _names_a_wallet(text: Text, word: str, at: int) -> bool:
     return word in _WALLET_WORDS or _QUALIFIED.search(text.lower, max(0, at - 12), at) is not None
 
 
-def _mostly_bip39(text: Text) -> bool:
-    if len(text.words) > 64:
-        return False  # a phrase fills a short note; 65 words would need 43 of the list
+def _only_bip39(text: Text) -> bool:
+    """A note that is nothing but BIP-39 words (one other word at most)."""
+    if len(text.words) > 32:
+        return False
     known = len(text.words & _BIP39)
-    return known >= 8 and known * 3 >= len(text.words) * 2
+    return known >= 8 and known >= len(text.words) - 1
 
 
 def seed_phrase(text: Text, found: tuple[list[str], bool]) -> bool:
@@ -200,8 +201,8 @@ def login_password(text: Text, match: Match) -> bool:
     """The password of a login pair, after a real user name: anything but a word; on the
     next line (which could be anything) a digit or a symbol too."""
     password = match.group("password").rstrip(".,;:)\"'")
-    user = match.groupdict().get("user")
-    if user and values.is_placeholder(user.strip("\"'"), quoted=True):
+    user = match.groupdict().get("user")  # an address's domain may be example.com
+    if user and values.is_placeholder(user.strip("\"'").split("@")[0], quoted=True):
         return False
     if not values.looks_like_password(password, quoted=False, strict=True):
         return False
@@ -300,7 +301,7 @@ COMMANDS: dict[str, str] = {
     "xfreerdp": rf"/p:(?P<password>{_PLAIN}+)",
     "use": r"/user:\S+[ \t]+(?P<password>[^\s/'\"]+)",
     "openssl": r"(?:-pass(?:in|out)?[ \t]+pass:|-k[ \t]+)(?P<password>\S+)",
-    "htpasswd": r"-[cBmsd]*b[cBmsd]*[ \t]+\S+[ \t]+\S+[ \t]+(?P<password>\S+)",
+    "htpasswd": r"-\w*b\w*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+\S+[ \t]+(?P<password>\S+)",
     "ldapsearch": rf"-w{_FLAG_VALUE}",
     "rclone": r"\bpass[ \t]+(?P<password>\S+)",
     # Archives: 7z and rar take the password glued to -p, zip after -P.
@@ -348,7 +349,7 @@ _POSITIONAL = re.compile(
     r"""(?P<call>[\w.]*?(?P<what>client|auth|login|credentials?|bind_s|bind|connect|twilio|ftp
     |smtp|imap4?|pop3|pdo)\w*)
     \s*(?:=\s*)?\(\s*(?:\w+\s*=\s*)?(?P<lead>\$?[A-Za-z_][\w.]*\s*,\s*)?
-    (?P<q>["'])(?P<user>[^"'\n]{1,128})(?P=q)\s*,\s*
+    (?P<q>["'])(?P<user>[^"'\n]{1,128})(?P=q)(?:\s*,\s*\d{1,5})?\s*,\s*
     (?P<r>["'])(?P<second>[^"'\n]{1,200})(?P=r)
     (?:\s*,\s*(?P<s>["'])(?P<third>[^"'\n]{1,200})(?P=s))?""",
     re.VERBOSE | re.IGNORECASE,
@@ -359,6 +360,7 @@ POSITIONAL_WORDS = (
     "client", "auth", "login", "credential", "credentials", "bind", "connect", "twilio",
     "httpbasicauth", "httpdigestauth", "twiliorestclient", "basicauth", "plaincredentials",
     "networkcredential", "getconnection", "ftp", "smtp", "imap", "imap4", "pop3", "pdo",
+    "passwordauthentication", "usernamepasswordcredentials", "basicawscredentials",
 )  # fmt: skip
 
 
@@ -407,7 +409,7 @@ def said_password(text: Text, match: Match) -> bool:
 # (requirepass, masterauth, bind_pw, rootpw, auth_pass), the value ends the line.
 _DIRECTIVE = re.compile(
     r"[ \t]*(?P<name>[A-Za-z][\w.-]*?(?:pass(?:wd|word|phrase)?|pw|secret|authtok|auth))"
-    r"[ \t]+(?P<value>[^\s#;]+)(?<!:)[ \t]*(?:[#;][^\n]*)?(?:\n|$)",
+    r"[ \t]+(?P<value>[^\s#;]+)(?<!:)(?P<end>[ \t]*(?:[#;][^\n]*)?(?:\n|$))?",
     re.IGNORECASE,
 )
 # Directive names that are ordinary words: their value must read like a password.
@@ -415,21 +417,23 @@ _WORD_DIRECTIVES = frozenset("password passwd pass passphrase secret auth oauth 
 _NOT_DIRECTIVES = ("bypass", "compass", "surpass", "trespass", "overpass", "underpass")
 
 
-def directives(text: Text) -> Iterator[tuple[str, str]]:
-    """The name and the value of each line that is a credential's name and its value."""
+def directives(text: Text) -> Iterator[tuple[str, str, bool]]:
+    """The name and the value that open each line, and whether the value ends the line."""
     value, start = text.value, 0
     while start >= 0:
         if (match := _DIRECTIVE.match(value, start)) is not None:
-            yield match.group("name").lower(), match.group("value")
+            alone = match.group("end") is not None
+            yield match.group("name").lower(), match.group("value"), alone
         start = value.find("\n", start) + 1 or -1
 
 
-def directive_password(text: Text, found: tuple[str, str]) -> bool:
-    """``requirepass …``, ``bind_pw …``: any value; ``password …``: one that reads like it."""
-    name, value = found
+def directive_password(text: Text, found: tuple[str, str, bool]) -> bool:
+    """``requirepass …``, ``bind_pw …`` alone on a line: any value; ``password …`` or a value
+    the line goes on after: one that reads like a password."""
+    name, value, alone = found
     if name.endswith(_NOT_DIRECTIVES):
         return False
-    strict = name in _WORD_DIRECTIVES
+    strict = name in _WORD_DIRECTIVES or not alone
     return values.looks_like_password(value, quoted=False, strict=strict)
 
 
@@ -726,12 +730,13 @@ def _shapes(text: Text) -> dict[bytes, list[Span]]:
         index = text.cache["shapes"] = {}
         shape = text.shape
         for start, end in numbers(text):
-            if end - start < 9:
+            lettered = shape.endswith(b"AA ", 0, start)  # "AB 12 34 56 C", "AB 123456 C"
+            if end - start < 9 and not lettered:
                 continue  # no format is shorter
             spans = parts(text, start, end) if b" " in shape[start:end] else [(start, end)]
             if len(spans) > 1:
                 spans.append((start, end))
-            if shape.endswith(b"AA ", 0, start):  # "AB 12 34 56 C"
+            if lettered:
                 spans.append((start - 3, end))
             for span in spans:
                 if (key := shape[span[0] : span[1]]) in _FORMATS:
@@ -837,9 +842,10 @@ def medicare_ids(text: Text) -> Iterator[str]:
 # The contract's candidates, on the shape: 13 to 19 digits with at most one space or hyphen
 # after each, taken greedily from left to right.
 _CANDIDATE = re.compile(rb"0(?<!00)(?:[ -]?0){12,18}(?!0)")
-# And groups of four joined by dots or by a spaced dash: 6559.5450.5012.1801, 2448 - 3359 - …
+# And four groups or five joined by dots or by a spaced dash: 6559.5450.5012.1801, 2448 - …
+# (three are a version: 5600.6396.7189).
 _DOTTED_CARD = re.compile(
-    rb"0000(?<![0.]0000)(?:(?P<join>\.| - )0000(?P=join)0000(?:(?P=join)0{1,4})?"
+    rb"0000(?<![0.]0000)(?:(?P<join>\.| - )0000(?P=join)0000(?P=join)0{1,4}(?:(?P=join)0{1,4})?"
     rb"|(?P<amex>\.| - )000000(?P=amex)00000)(?![0.])"
 )
 _GROUP = re.compile(r"\d+")

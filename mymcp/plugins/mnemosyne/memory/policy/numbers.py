@@ -76,10 +76,15 @@ _AFTER = re.compile(
 )
 
 
+_LABEL_NUMBER = re.compile(rb"[Aa]{2}-0{1,3}$")
+
+
 def _reach(text: Text, start: int) -> int:
     """Where the words that can label the number at ``start`` begin."""
     reach = max(0, start - _BEFORE)
-    reach = max(reach, text.shape.rfind(b"0", reach, start) + 1)  # another number before
+    digit = text.shape.rfind(b"0", reach, start)  # another number before, unless a label's
+    if digit >= 0 and not _LABEL_NUMBER.search(text.shape, reach, digit + 1):  # ISBN-13, EAN-8
+        reach = digit + 1
     line = text.value.rfind("\n", reach, start)
     if line >= 0 and text.value[line + 1 : start].strip():
         reach = line + 1  # only a number that opens its line takes a label from above

@@ -25,9 +25,11 @@ _PLACEHOLDER_WORD = re.compile(
     "|".join(rf"(?<![0-9a-z]){word}|{word}(?![0-9a-z])" for word in _PLACEHOLDER_WORDS),
     re.IGNORECASE,
 )
-_MASK = re.compile(r"[*\u2022\u25cf\u00b7\u2219#?_]{3}|[xX]{4}|0{8}|\.{3}|\u2026")
+_MASK = re.compile(r"([*\u2022\u25cf\u00b7\u2219#?_])\1\1|[xX]{4}|0{8}|\.{3}|\u2026")
 # References to a secret kept elsewhere, inside a string literal too.
-_TEMPLATE = re.compile(r"\$[A-Za-z_{(]|%[A-Za-z_][A-Za-z0-9_]*%|\{[A-Za-z_][\w.:-]*\}")
+_TEMPLATE = re.compile(
+    r"\$(?:[A-Za-z_]\w*(?![\w$])|[{(])|%[A-Za-z_][A-Za-z0-9_]*%|\{[A-Za-z_][\w.:-]*\}"
+)
 # References that only code or configuration writes unquoted: names, calls, paths, stores.
 _REFERENCE = re.compile(
     r"""
