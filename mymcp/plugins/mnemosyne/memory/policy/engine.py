@@ -178,7 +178,7 @@ class Table:
         self._words = frozenset(words)
         self._shapes = tuple((shape, shape.encode()) for shape in sorted(shapes))
         self._inside_ascii = tuple(sorted(word for word in inside if word.isascii()))
-        self._foreign, self._tails = _foreign_pattern([w for w in inside if not w.isascii()])
+        self._foreign, self._tails = foreign_pattern([w for w in inside if not w.isascii()])
         self._in_tokens = tuple(sorted(in_tokens))
         self._prefixes = _prefix_pattern(prefixes)
         # A hit names the longest prefix found there; the shorter ones it starts with hit too.
@@ -218,7 +218,7 @@ def _key(keyword: str, tokens: bool) -> str:
     return "i:" + keyword.removeprefix("*").lower()
 
 
-def _foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+def foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     """One pattern for the keywords with letters outside ASCII, and the keyword each of its
     matches belongs to. Each alternative opens with the keyword's first such letter (the
     letters before it are checked behind), so the engine skips every character that opens

@@ -5,8 +5,8 @@ function of the :class:`~.engine.Text` that yields candidates), ``valid = "login
 a validator (a function of the text and one candidate that says whether it is a secret).
 Every function here stands on its own: it reads the text and what the helper modules compute
 from it on demand (:mod:`.assignments`, :mod:`.numbers`), never what another rule found.
-:data:`KEYWORDS` gives the keywords of a finder whose words are kept in Python because the
-finder reads them too.
+An entry may name a word list of this module as its keywords (``keywords = "TOTP_WORDS"``)
+when its finder reads the same words.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mymcp.plugins.mnemosyne.memory.policy.assignments import KEYWORDS as NAME_K
 from mymcp.plugins.mnemosyne.memory.policy.assignments import Assignment, assignments, is_secret
 from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS, checksum_holds
 from mymcp.plugins.mnemosyne.memory.policy.checksums import base58check, ean13, luhn, stdnum
-from mymcp.plugins.mnemosyne.memory.policy.engine import Finder, Text
+from mymcp.plugins.mnemosyne.memory.policy.engine import Finder, Text, foreign_pattern
 from mymcp.plugins.mnemosyne.memory.policy.numbers import in_hex, label_of, numbers, parts
 from mymcp.plugins.mnemosyne.memory.policy.words import (
     BENIGN,
@@ -91,6 +91,7 @@ _SAID_KEY = re.compile(
 
 
 KEY_QUALIFIERS = ("private", "secret", "wallet", "signing")
+RAW_KEY_WORDS = (*NAME_KEYWORDS, *KEY_QUALIFIERS)
 
 
 def raw_keys(text: Text) -> Iterator[str]:
@@ -962,27 +963,14 @@ IDENTITY_KEYWORDS = tuple(
 )
 
 _IDENTITY_ASCII = frozenset(w.encode() for w in IDENTITY_KEYWORDS if w.isascii() and w.isalnum())
-_IDENTITY_OTHER = tuple(w for w in IDENTITY_KEYWORDS if w.encode() not in _IDENTITY_ASCII)
+_IDENTITY_OTHER, _IDENTITY_TAILS = foreign_pattern(
+    [w for w in IDENTITY_KEYWORDS if w.encode() not in _IDENTITY_ASCII]
+)
 
 
 def _identity_words(text: Text) -> list[str]:
     """The words of identity labels that occur in the text."""
     found = [word.decode() for word in text.words & _IDENTITY_ASCII]
-    others = _IDENTITY_OTHER if not text.value.isascii() else ()
-    return found + [word for word in others if word in text.lower]
-
-
-# The keywords of the finders that read the same words: an entry that names one of these
-# finders and no keywords of its own runs when one of these occurs.
-KEYWORDS: dict[str, tuple[str, ...]] = {
-    "raw_keys": (*NAME_KEYWORDS, *KEY_QUALIFIERS),
-    "seed_phrases": SEED_WORDS,
-    "assignments": NAME_KEYWORDS,
-    "command_lines": tuple(COMMANDS),
-    "positional": POSITIONAL_WORDS,
-    "named_before": PASSWORD_NOUNS,
-    "foreign_passwords": FOREIGN_WORDS,
-    "totp_seeds": TOTP_WORDS,
-    "recovery_codes": RECOVERY_WORDS,
-    "identity_candidates": IDENTITY_KEYWORDS,
-}
+    if _IDENTITY_OTHER is not None and not text.value.isascii():
+        found += {_IDENTITY_TAILS[m.group()] for m in _IDENTITY_OTHER.finditer(text.lower)}
+    return found

@@ -76,14 +76,19 @@ _AFTER = re.compile(
 )
 
 
-_LABEL_NUMBER = re.compile(rb"[Aa]{2}-0{1,3}$")
+_LABEL_NUMBER = re.compile(rb"[Aa]{2}-0{1,3}")
+
+
+def _label_number(shape: bytes, digit: int) -> bool:
+    """The digits that end at ``digit`` are one to three glued to a word by a hyphen."""
+    return any(_LABEL_NUMBER.fullmatch(shape, digit - n - 2, digit + 1) for n in (1, 2, 3))
 
 
 def _reach(text: Text, start: int) -> int:
     """Where the words that can label the number at ``start`` begin."""
     reach = max(0, start - _BEFORE)
     digit = text.shape.rfind(b"0", reach, start)  # another number before, unless a label's
-    if digit >= 0 and not _LABEL_NUMBER.search(text.shape, reach, digit + 1):  # ISBN-13, EAN-8
+    if digit >= 0 and not _label_number(text.shape, digit):  # ISBN-13, EAN-8
         reach = digit + 1
     line = text.value.rfind("\n", reach, start)
     if line >= 0 and text.value[line + 1 : start].strip():

@@ -26,9 +26,9 @@ way of finding candidates:
 
 ``valid`` names a validator of :mod:`.matchers`. ``keywords`` (``tokens = true`` for
 keywords looked for in the long tokens, ``#…`` for a piece of the text's shape) let the rule
-run (see :mod:`.engine`); without them a token rule's are its prefixes, a national number's
-a digit, an ``at`` rule's its words and a finder's those that :data:`.matchers.KEYWORDS`
-keeps for it. Every rule finds everything it needs itself.
+run (see :mod:`.engine`), or name a word list of :mod:`.matchers` that its finder reads
+too; without them a token rule's are its prefixes, a national number's a digit and an
+``at`` rule's its words. Every rule finds everything it needs itself.
 """
 
 from __future__ import annotations
@@ -60,16 +60,19 @@ def _token(entry: Entry) -> tuple[Finder, Validator, tuple[str, ...]]:
     that starts inside it), the body after the prefix, and whether that body is real."""
     prefixes = entry["prefixes"].split()
     boundary = entry.get("boundary", "A-Za-z0-9")
-    alternatives = "|".join(map(re.escape, prefixes))
-    # The boundary is checked apart, so that the search skips to a prefix's first letter.
-    pattern, boundary = f"(?P<prefix>{alternatives})(?:{entry['body']})", f"[{boundary}]"
+    alternatives, sizes = "|".join(map(re.escape, prefixes)), {len(p) for p in prefixes}
+    # The boundary is checked after the prefix, so that the search skips to a prefix's first
+    # character: in the pattern when the prefixes are as long, apart otherwise.
+    behind = f"(?<![{boundary}].{{{sizes.pop()}}})" if len(sizes) == 1 else ""
+    pattern = f"(?P<prefix>{alternatives}){behind}(?:{entry['body']})"
+    before = _compiled("(?!)" if behind else f"[{boundary}]")
 
     def find(text: Text) -> Iterator[str]:
         compiled, tokens = _compiled(pattern), text.token_text()
         match = compiled.search(tokens)
         while match is not None:
             at = match.start()
-            if not (at and _compiled(boundary).match(tokens, at - 1)):
+            if not (at and before.match(tokens, at - 1)):
                 yield tokens[match.end("prefix") : match.end()]
             match = compiled.search(tokens, at + 1)
 
@@ -139,8 +142,8 @@ def rule(id: str, entry: Entry) -> Rule:
             valid = _secret(entry["secret"])
     else:
         find = getattr(matchers, entry["find"])
-        keywords = matchers.KEYWORDS.get(entry["find"], ())
-    keywords = tuple(entry.get("keywords", keywords))
+    named = entry.get("keywords", keywords)  # a list, or the name of one of matchers.py
+    keywords = tuple(getattr(matchers, named) if isinstance(named, str) else named)
     return Rule(id, entry["reason"], find, valid, keywords, tokens)
 
 
