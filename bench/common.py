@@ -212,6 +212,33 @@ def wider_queries(count: int, *, seed: int = 2) -> list[str]:
     return [" ".join(plural(word) for word in query.split()) for query in queries(count, seed=seed)]
 
 
+# Other words for vocabulary words (``bill`` for invoice, ``glitch`` for bug), none in WORDS:
+# only the meaning tier answers them.
+MEANING_WORDS = tuple(
+    """
+    agreement appointment arrangement assessment bill blueprint chart chronicle consumer
+    edition examination gizmo glitch manual paradigm patron photograph recording timetable
+    """.split()
+)
+# Words for nothing the notebook holds: every tier looks, none finds.
+ABSENT_WORDS = tuple("giraffe saxophone volcano tulip glacier harpoon walrus velvet".split())
+
+
+def _word_queries(words: Sequence[str], count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.sample(words, rng.randint(1, 2))) for _ in range(count)]
+
+
+def meaning_queries(count: int, *, seed: int = 3) -> list[str]:
+    """Queries of one or two words of :data:`MEANING_WORDS`."""
+    return _word_queries(MEANING_WORDS, count, seed)
+
+
+def absent_queries(count: int, *, seed: int = 4) -> list[str]:
+    """Queries of one or two words of :data:`ABSENT_WORDS`."""
+    return _word_queries(ABSENT_WORDS, count, seed)
+
+
 # --- the server --------------------------------------------------------------------------
 
 
@@ -236,8 +263,8 @@ class Server:
     # Another checkout of MyMCP to serve from (say, a ``git worktree`` of main), instead of
     # this one; the interpreter and its packages stay the same.
     checkout: Path | None = None
-    # More variables for the server's environment (say, MNEMOSYNE_MEMORY_CANDIDATE_LIMIT).
-    extra: Mapping[str, str] = field(default_factory=dict)
+    # More variables for the server's environment (MYMCP_REQUIRE_TOKEN, say).
+    environment: Mapping[str, str] = field(default_factory=dict)
     _process: subprocess.Popen[bytes] | None = None
     _home: tempfile.TemporaryDirectory[str] | None = None
 
@@ -248,7 +275,9 @@ class Server:
     def __enter__(self) -> Server:
         self._home = tempfile.TemporaryDirectory(prefix="mymcp-bench-home-")
         chosen = gate_environment(**{gate: self.gates.get(gate, False) for gate in GATE_OF})
-        env = child_environment(Path(self._home.name), self.memory_root, {**chosen, **self.extra})
+        env = child_environment(
+            Path(self._home.name), self.memory_root, {**chosen, **self.environment}
+        )
         if self.checkout is not None:
             env["PYTHONPATH"] = str(self.checkout)
         self.port = free_port()
@@ -270,6 +299,12 @@ class Server:
             self.__exit__()
             raise
         return self
+
+    @property
+    def home(self) -> Path:
+        """The server's temporary HOME (where its access token is made)."""
+        assert self._home is not None
+        return Path(self._home.name)
 
     def cpu_seconds(self) -> float:
         """User and system CPU time the server process has used so far (Linux only)."""

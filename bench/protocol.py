@@ -13,6 +13,10 @@ ours/floor (lower is better). The server's own CPU time per request (user and sy
 are shown: ``ping`` exists only in the handshake era, ``server/discover`` only at
 2026-07-28.
 
+One more row serves ``tools/list`` from a third server that requires the access token
+(``MYMCP_REQUIRE_TOKEN=true``), each request carrying ``Authorization: Bearer``: what the
+token check adds to a request.
+
 Memory: a separate server with the remember gate on, over 1,000 records, is measured idle
 (after its first ``/health``) and after a fixed workload of three phases: 300 recalls, 5
 complete ``memory_list`` walks in pages of 100, and 200 remembers (each new record deleted
@@ -26,6 +30,7 @@ with ``python bench/run.py --only protocol``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import random
@@ -46,6 +51,8 @@ from common import (
 )
 from load import Load, LoadResult, run_load
 from remember import draft, record_path
+
+from mymcp import access_token
 
 RECALL_RECORDS = 100
 RSS_RECORDS = 1000
@@ -163,6 +170,10 @@ def _cpu_per_request(results: Sequence[LoadResult], cpu: Sequence[float]) -> flo
     return sum(cpu) / sum(result.requests for result in results) * 1e6
 
 
+def _with_token(load: Load, token: str) -> Load:
+    return dataclasses.replace(load, headers=(*load.headers, ("Authorization", f"Bearer {token}")))
+
+
 def _throughput_rows() -> tuple[list[tuple[object, ...]], int]:
     with temporary_root() as root:
         seed_root(root, RECALL_RECORDS)
@@ -171,15 +182,20 @@ def _throughput_rows() -> tuple[list[tuple[object, ...]], int]:
             root, factory="floor_app:create_floor_app", app_dir=BENCH_DIR, cpus=SERVER_CPU
         )
         floor_server.health_path = "/mcp"  # answers 405 to the GET once it is up
+        required = {access_token.REQUIRE_TOKEN_VARIABLE: "true"}
         with (
             floor_server as floor,
             Server(root, gates=ALL_GATES, cpus=SERVER_CPU) as ours,
+            Server(root, gates=ALL_GATES, cpus=SERVER_CPU, environment=required) as guarded,
             McpHttp(ours, HANDSHAKE_REVISION) as probe,
             _client_cpu(),
         ):
             tools_list_bytes = len(json.dumps(probe.post("tools/list"), separators=(",", ":")))
             targets = [("floor", "", floor, FLOOR)]
             targets += [(name, era, ours, load) for name, era, load in SCENARIOS]
+            token = access_token.read_token(guarded.home) or ""
+            tools_list = _with_token(_request("tools/list", modern=False), token)
+            targets.append(("tools/list, token required", "handshake", guarded, tools_list))
             for _, _, server, load in targets:
                 run_load(server.port, load, connections=CONNECTIONS, seconds=WARMUP_SECONDS)
             results: dict[int, list[LoadResult]] = {index: [] for index in range(len(targets))}

@@ -4,9 +4,11 @@ Seeds the notebook of ``recall_corpus.py`` (version 2 records in their languages
 records without one) and asks every question through the recall service, as the Tool does.
 For each family it prints hit@5 (one of the right memories among the results), MRR@5 (the
 mean of 1/rank of the first right memory, 0 when none) and the share of questions with no
-result at all, for the exact tier alone (the original's ranking: the hits without
-``match.near``) and for both tiers. ``python bench/recall_quality.py --misses`` also lists
-the questions whose answer is not in the top five.
+result at all, for each tier added in turn: the exact tier alone (the original's ranking:
+the hits without ``match.near`` or ``match.meaning``), then with the wider tier, then with
+the meaning tier. For the family whose answer is absent, the figure is how many questions
+got any answer (hit@5 and MRR@5 do not apply). ``python bench/recall_quality.py --misses``
+also lists the questions whose answer is not in the top five, and the absent ones answered.
 
 Nothing here depends on the machine; the figures change only with the ranking.
 """
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common import print_table, settle, temporary_root
-from recall_corpus import DIFFERENT, FAMILIES, MEMORIES, QUESTIONS, Memory, Question
+from recall_corpus import ABSENT, DIFFERENT, FAMILIES, MEMORIES, QUESTIONS, Memory, Question
 
 from mymcp.plugins.mnemosyne.memory.recall import RecallHit, RecallRequest, recall
 from mymcp.plugins.mnemosyne.memory.records import (
@@ -39,15 +41,24 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     Scope,
 )
 
-HEADER = ("family", "questions", "hit@5", "MRR@5", "no result", "hit@5", "MRR@5", "no result")
+TIERS = ("exact", "+wider", "+meaning")
+HEADER = (
+    "family",
+    "questions",
+    *(f"{column} {tier}" for tier in TIERS for column in ("hit@5", "MRR@5", "answered")),
+)
 STAMP = "2025-01-01T00:00:00Z"
 
 
 @dataclass(frozen=True)
 class Outcome:
     question: Question
-    exact: tuple[str, ...]  # the keys the exact tier returned, best first
-    both: tuple[str, ...]  # the keys both tiers returned
+    # The keys returned, best first, with the tier of each (an index into TIERS).
+    returned: tuple[tuple[str, int], ...]
+
+    def upto(self, tier: int) -> tuple[str, ...]:
+        """The keys the tiers up to ``tier`` returned."""
+        return tuple(key for key, found_by in self.returned if found_by <= tier)
 
 
 def _id(memory: Memory) -> str:
@@ -96,12 +107,11 @@ def _ask(store: MemoryStore, root: Path, question: Question) -> Outcome:
     hits: list[RecallHit] = recall(
         store, root, RecallRequest(question.query, Scope(question.scope))
     )
-    named = [(keys[hit.stored.record.id], bool(hit.near)) for hit in hits]
-    return Outcome(
-        question,
-        tuple(key for key, near in named if not near),
-        tuple(key for key, _ in named),
-    )
+    return Outcome(question, tuple((keys[hit.stored.record.id], _tier(hit)) for hit in hits))
+
+
+def _tier(hit: RecallHit) -> int:
+    return 2 if hit.meaning else 1 if hit.near else 0
 
 
 def outcomes() -> list[Outcome]:
@@ -115,28 +125,34 @@ def outcomes() -> list[Outcome]:
 
 
 def _figures(results: Sequence[tuple[Question, tuple[str, ...]]]) -> tuple[str, str, str]:
-    hits = ranks = empty = 0.0
+    hits = ranks = answered = 0.0
     for question, returned in results:
         rank = next((n for n, key in enumerate(returned, 1) if key in question.answers), 0)
         hits += rank > 0
         ranks += 1 / rank if rank else 0
-        empty += not returned
+        answered += bool(returned)
     count = len(results) or 1
-    return f"{hits / count:.1%}", f"{ranks / count:.3f}", f"{empty / count:.1%}"
+    if all(not question.answers for question, _ in results):
+        return "-", "-", f"{answered:.0f} of {len(results)}"
+    return f"{hits / count:.1%}", f"{ranks / count:.3f}", f"{answered / count:.1%}"
 
 
 def _row(name: str, chosen: Sequence[Outcome]) -> tuple[object, ...]:
-    exact = _figures([(item.question, item.exact) for item in chosen])
-    both = _figures([(item.question, item.both) for item in chosen])
-    return (name, len(chosen), *exact, *both)
+    figures = [
+        figure
+        for tier in range(len(TIERS))
+        for figure in _figures([(item.question, item.upto(tier)) for item in chosen])
+    ]
+    return (name, len(chosen), *figures)
 
 
 def table(found: Sequence[Outcome]) -> list[tuple[object, ...]]:
     rows = [_row(family, [o for o in found if o.question.family == family]) for family in FAMILIES]
+    answerable = [o for o in found if o.question.family != ABSENT]
     rows.append(
-        _row("all but different words", [o for o in found if o.question.family != DIFFERENT])
+        _row("all but different words", [o for o in answerable if o.question.family != DIFFERENT])
     )
-    rows.append(_row("all", list(found)))
+    rows.append(_row("all with an answer", answerable))
     return rows
 
 
@@ -146,16 +162,18 @@ def run(sizes: Sequence[int] = ()) -> None:
     languages = sorted({memory.language or "legacy" for memory in MEMORIES})
     print_table(
         f"recall quality: {len(MEMORIES)} memories ({', '.join(languages)}), "
-        f"{len(QUESTIONS)} questions; exact tier alone | both tiers",
+        f"{len(QUESTIONS)} questions; each tier added in turn: {' | '.join(TIERS)}",
         HEADER,
         table(found),
     )
     if "--misses" in sys.argv:
         for item in found:
-            if not set(item.both[:5]) & set(item.question.answers):
+            returned = item.upto(len(TIERS) - 1)
+            answers = set(item.question.answers)
+            if not set(returned) & answers if answers else returned:
                 print(
                     f"miss [{item.question.family}] {item.question.scope}: "
-                    f"{item.question.query!r} -> {list(item.both)}"
+                    f"{item.question.query!r} -> {list(item.returned)}"
                 )
 
 

@@ -17,10 +17,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import eras  # noqa: E402
 import listing  # noqa: E402
+import notebook  # noqa: E402
 import policy  # noqa: E402
+import policy_scan  # noqa: E402
 import protocol  # noqa: E402
 import recall_inspect  # noqa: E402
 import recall_quality  # noqa: E402
+import recall_tiers  # noqa: E402
 import remember  # noqa: E402
 import scale  # noqa: E402
 import startup  # noqa: E402
@@ -32,13 +35,16 @@ Section = Callable[[Sequence[int]], None]
 SECTIONS: list[tuple[str, Section]] = [
     ("recall_inspect", recall_inspect.run),
     ("recall_quality", recall_quality.run),
+    ("recall_tiers", recall_tiers.run),
     ("listing", listing.run),
     ("remember", remember.run),
     ("scale", scale.run),
     ("policy", policy.run),
+    ("policy_scan", policy_scan.run),
     ("eras", eras.run),
     ("protocol", protocol.run),
     ("transfer", transfer.run),
+    ("notebook", notebook.run),
     ("startup", startup.run),
 ]
 

@@ -100,7 +100,7 @@ def _floor_seconds(paths: Sequence[Path]) -> float:
 def _server(root: Path, checkout: Path | None) -> Server:
     extra = {} if checkout is not None else {LIMIT_VARIABLE: str(LIMIT)}
     return Server(
-        root, gates={"remember": True}, startup_timeout=600.0, checkout=checkout, extra=extra
+        root, gates={"remember": True}, startup_timeout=600.0, checkout=checkout, environment=extra
     )
 
 

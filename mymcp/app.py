@@ -16,11 +16,14 @@ __all__ = ["create_app", "create_production_app"]
 
 
 def create_production_app() -> FastAPI:
-    """Compose the bundled Mnemosyne plugin and serve it; startup errors propagate.
+    """Compose the bundled Mnemosyne plugin and serve it, with the notebook page.
 
-    A mistake in the operator's setup carries a note saying where it is and what to do,
-    which Uvicorn's traceback prints last.
+    Startup errors propagate: a mistake in the operator's setup carries a note saying where
+    it is and what to do, which Uvicorn's traceback prints last.
     """
+    from mymcp.notebook import page_router
     from mymcp.startup import production_runtime
 
-    return create_app(production_runtime(), security=HttpSecurity.from_environment())
+    return create_app(
+        production_runtime(), security=HttpSecurity.from_environment(), routers=[page_router]
+    )

@@ -1,5 +1,5 @@
-"""The commands ``mymcp`` (``serve``, ``stdio``, ``doctor``, ``export``, ``import``,
-``explain``, ``token``), ``mymcp-dev`` and ``mymcp-test``.
+"""The commands ``mymcp`` (``serve``, ``notebook``, ``stdio``, ``doctor``, ``export``,
+``import``, ``explain``, ``token``), ``mymcp-dev`` and ``mymcp-test``.
 
 Exit codes: 0 when the command did its work, 1 when the operator's setup stops it (the
 message says where and what to do, without a traceback), 2 for a usage error (an unknown
@@ -14,7 +14,7 @@ import importlib.util
 import ipaddress
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
 from mymcp import settings
@@ -22,7 +22,7 @@ from mymcp import settings
 TARGET = "mymcp.app:create_production_app"
 HOST = "127.0.0.1"
 PORT = 8000
-COMMANDS = ("serve", "stdio", "doctor", "export", "import", "explain", "token")
+COMMANDS = ("serve", "notebook", "stdio", "doctor", "export", "import", "explain", "token")
 _HELP_OPTIONS = {"-h", "--help", "--version"}
 _DESCRIPTION = (
     "MyMCP: a local MCP server for one person, serving the Mnemosyne memory notebook. "
@@ -47,9 +47,13 @@ def main(argv: Sequence[str] | None = None) -> int | None:
     if options.command in ("export", "import"):
         return _notebook_command(options)
     if options.command == "explain":
-        return _explain()
+        return _explain(options.notebook)
     if options.command == "token":
         return _token()
+    if getattr(options, "require_token", False) and (failed := _require_token()):
+        return failed
+    if options.command == "notebook":
+        return _notebook_page(options)
     return _serve(options.host, options.port)
 
 
@@ -108,6 +112,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
     )
     _add_address_options(serve, "serve on")
+    add_token_option(serve)
+    _add_page_command(commands)
     commands.add_parser(
         "stdio",
         help="serve MCP over standard input and output, for clients that start the server",
@@ -122,13 +128,14 @@ def _parser() -> argparse.ArgumentParser:
         help="check the setup and report what it finds; changes nothing",
         description=(
             "Check Python, the package, the gates and where each comes from, config.toml, the "
-            "memory root and every record file, and whether the HTTP port is free. Prints one "
+            "memory root and every record file, the access token file, and whether the HTTP "
+            "port is free. Prints one "
             "line per finding (ok, warn or fail) and exits 1 if anything fails. Reads only."
         ),
     )
     _add_address_options(doctor, "check")
     _add_notebook_commands(commands)
-    commands.add_parser(
+    explain = commands.add_parser(
         "explain",
         help="say whether the content policy would refuse the text on standard input, and why",
         description=(
@@ -136,6 +143,12 @@ def _parser() -> argparse.ArgumentParser:
             "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the "
             "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
         ),
+    )
+    explain.add_argument(
+        "--notebook",
+        action="store_true",
+        help="instead, list the stored records the policy would refuse today (path, field, "
+        "rule; never the value); exits 1 when there are any. Changes nothing",
     )
     commands.add_parser(
         "token",
@@ -147,6 +160,26 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     return parser
+
+
+def _add_page_command(commands: Any) -> None:
+    page = commands.add_parser(
+        "notebook",
+        help="serve as 'serve' does, and open your notebook's page in the browser",
+        description=(
+            "Serve MCP over HTTP exactly as 'mymcp serve' does, and the notebook page beside "
+            "it. Once the server listens, the first line on standard output is the page's "
+            "address with a login link that works once, for five minutes; the default "
+            "browser opens it unless --no-browser is given."
+        ),
+    )
+    _add_address_options(page, "serve on")
+    add_token_option(page)
+    page.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="only print the address; open it in a browser of this machine yourself",
+    )
 
 
 def _add_notebook_commands(commands: Any) -> None:
@@ -206,6 +239,29 @@ def _add_address_options(parser: argparse.ArgumentParser, verb: str) -> None:
     )
 
 
+def add_token_option(parser: argparse.ArgumentParser) -> None:
+    """``--require-token``, for every command that serves HTTP."""
+    parser.add_argument(
+        "--require-token",
+        action="store_true",
+        help="require the access token that 'mymcp token' prints on every request to /mcp "
+        "(Authorization: Bearer TOKEN); the same as MYMCP_REQUIRE_TOKEN=true",
+    )
+
+
+def _require_token() -> int | None:
+    """``--require-token``: the server reads the setting from its environment, so the option
+    sets it there (over ``false``); a bad value already there still stops the start."""
+    from mymcp import access_token
+
+    try:
+        access_token.require_token()
+    except access_token.RequireTokenError as error:
+        return _setup_failure(error)
+    os.environ[access_token.REQUIRE_TOKEN_VARIABLE] = "true"
+    return None
+
+
 def _loopback_host(value: str) -> str:
     if value.lower() == "localhost":
         return value
@@ -216,7 +272,7 @@ def _loopback_host(value: str) -> str:
     if address is None or not address.is_loopback:
         raise argparse.ArgumentTypeError(
             "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
-            "MyMCP has no authentication and serves only the person at this machine"
+            "MyMCP serves only the person at this machine"
         )
     return str(address)
 
@@ -233,8 +289,27 @@ def _port(value: str) -> int:
 def _serve(host: str, port: int, **options: Any) -> int | None:
     import uvicorn
 
+    return _hosted(
+        host, port, lambda: uvicorn.run(TARGET, host=host, port=port, factory=True, **options)
+    )
+
+
+def _notebook_page(options: argparse.Namespace) -> int | None:
+    from mymcp.app import create_production_app
+    from mymcp.notebook.launch import serve_with_login
+
+    host, port, open_browser = options.host, options.port, not options.no_browser
+    return _hosted(
+        host,
+        port,
+        lambda: serve_with_login(create_production_app, host, port, open_browser=open_browser),
+    )
+
+
+def _hosted(host: str, port: int, run: Callable[[], None]) -> int | None:
+    """Run the HTTP server; a port in use or a setup mistake is told in plain lines."""
     try:
-        uvicorn.run(TARGET, host=host, port=port, factory=True, **options)
+        run()
     except SystemExit as stopped:  # Uvicorn exits by itself when it cannot bind
         if stopped.code in (0, None) or not _port_taken(host, port):
             raise
@@ -262,9 +337,16 @@ def _notebook_command(options: argparse.Namespace) -> int:
     )
 
 
-def _explain() -> int:
-    from mymcp.host.bootstrap import explain_content
+def _explain(notebook: bool) -> int:
+    from mymcp.host.bootstrap import explain_content, explain_notebook
 
+    if notebook:
+        code, lines, stopped = explain_notebook()
+        if stopped:
+            print(stopped, file=sys.stderr)
+        else:
+            print(*lines, sep="\n")
+        return code
     try:
         text = sys.stdin.buffer.read().decode("utf-8")
     except UnicodeDecodeError:

@@ -10,6 +10,7 @@ the server's logs never carry them.
 from __future__ import annotations
 
 import http.client
+import os
 import platform
 import socket
 import sys
@@ -17,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from mymcp import jsonvalue, settings
+from mymcp import access_token, jsonvalue, settings
 from mymcp.plugin_api.setup import FAIL, OK, WARN, Finding, print_findings
 
 _MINIMUM_PYTHON = (3, 11)
@@ -27,7 +28,12 @@ def run(*, host: str, port: int, out: TextIO | None = None) -> int:
     """Print every finding and a summary; 0 when nothing failed, 1 otherwise."""
     from mymcp.host.bootstrap import diagnose_production_setup
 
-    found = [*_runtime_findings(), *diagnose_production_setup(), _port_finding(host, port)]
+    found = [
+        *_runtime_findings(),
+        *diagnose_production_setup(),
+        *_token_findings(),
+        _port_finding(host, port),
+    ]
     return print_findings(found, sys.stdout if out is None else out)
 
 
@@ -48,6 +54,44 @@ def _runtime_findings() -> list[Finding]:
     else:
         found.append((OK, f"{settings.SERVER_NAME} {installed} ({location})"))
     return found
+
+
+def _token_findings() -> list[Finding]:
+    """One line: the token file (where, mode, owner) and whether the server requires it."""
+    variable = access_token.REQUIRE_TOKEN_VARIABLE
+    try:
+        required = access_token.require_token()
+    except access_token.RequireTokenError:
+        wrong = (FAIL, f"{variable} must be 'true' or 'false'; the server will not start")
+        return [_token_file_finding(None, ""), wrong]
+    value = os.environ.get(variable)
+    if required:
+        said = f"the server requires it on /mcp ({variable}=true in the environment)"
+    elif value is None:
+        said = (
+            "the server does not require it unless started with --require-token "
+            f"({variable} is not set)"
+        )
+    else:
+        said = f"the server does not require it ({variable}=false in the environment)"
+    return [_token_file_finding(required, said)]
+
+
+def _token_file_finding(required: bool | None, said: str) -> Finding:
+    path = access_token.token_path()
+    where = f"access token file {path}"
+    tail = f"; {said}" if said else ""
+    try:
+        found = access_token.inspect_token_file()
+    except access_token.TokenFileError as error:
+        level = WARN if required is False else FAIL
+        place = "" if error.path == path else f": its folder {error.path}"
+        return (level, f"{where}{place} {error.problem}{tail}")
+    if found is None:
+        made = "the server makes it at start" if required else "mymcp token makes it"
+        return (OK, f"{where} does not exist yet ({made}){tail}")
+    owner = access_token.owner_name(found.owner)
+    return (OK, f"{where}: mode {found.mode:04o}, owner {owner}{tail}")
 
 
 def port_is_free(host: str, port: int) -> bool:

@@ -24,6 +24,7 @@ def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.delenv("MYMCP_ALLOWED_HOSTS", raising=False)
     monkeypatch.delenv("MYMCP_ALLOWED_ORIGINS", raising=False)
+    monkeypatch.delenv("MYMCP_REQUIRE_TOKEN", raising=False)
     return home
 
 

@@ -205,6 +205,60 @@ def running_server(
         server.stop()
 
 
+@dataclass
+class LiveNotebook(LiveServer):
+    """A running ``mymcp notebook``: a server, and the login address it printed first."""
+
+    login_url: str = ""
+
+
+@contextmanager
+def running_notebook(
+    base: Path,
+    extra: Mapping[str, str] | None = None,
+    *,
+    options: tuple[str, ...] = ("--no-browser",),
+    timeout: float = STARTUP_TIMEOUT,
+) -> Iterator[LiveNotebook]:
+    """``mymcp notebook`` over ``base/home`` and ``base/memory`` on a free port.
+
+    It yields once the first line of standard output (the login address) has come; the
+    process's standard error goes to ``base/server.log`` and its standard output stays in
+    ``process.stdout`` for the test to read after :meth:`LiveServer.stop`.
+    """
+    home, memory_root = base / "home", base / "memory"
+    home.mkdir(parents=True, exist_ok=True)
+    log_path, port = base / "server.log", free_port()
+    env = child_environment(home, memory_root, extra)
+    command = mymcp_command("notebook", "--port", str(port), *options)
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=log
+        )
+    server = LiveNotebook(process, port, home, memory_root, log_path)
+    try:
+        server.login_url = _first_line(process, timeout, log_path)
+        yield server
+    finally:
+        server.stop()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _first_line(process: subprocess.Popen[bytes], timeout: float, log: Path) -> str:
+    lines: queue.Queue[bytes] = queue.Queue()
+    assert process.stdout is not None
+    stream = process.stdout
+    threading.Thread(target=lambda: lines.put(stream.readline()), daemon=True).start()
+    try:
+        line = lines.get(timeout=timeout)
+    except queue.Empty:
+        raise ServerStartError(_with_log("no address was printed in time", log)) from None
+    if not line:
+        raise ServerStartError(_with_log("the notebook exited during start-up", log))
+    return line.decode("utf-8").rstrip("\n")
+
+
 def finished(
     command: list[str], env: Mapping[str, str], *, timeout: float = 30.0
 ) -> subprocess.CompletedProcess[str]:

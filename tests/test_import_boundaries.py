@@ -138,6 +138,19 @@ def test_the_json_module_serves_every_layer() -> None:
         assert any(within(name, layer) for name in users), layer
 
 
+def test_the_page_reaches_the_plugin_only_through_bootstrap_and_nothing_below_reaches_it() -> None:
+    below = [*sources("mcp"), *sources("transports"), *sources("host"), *sources("plugins")]
+
+    assert violations(below, ("mymcp.notebook",)) == []
+    assert violations(sources("notebook"), ("mymcp.plugins", "mymcp.transports")) == []
+
+
+def test_the_page_s_sessions_and_the_plugin_s_notebook_reads_know_no_web_framework() -> None:
+    plain = [PACKAGE / "notebook" / "access.py", PACKAGE / "plugins" / "mnemosyne" / "notebook.py"]
+
+    assert violations(plain, (*WEB, "mymcp.host", "mymcp.mcp")) == []
+
+
 def test_the_host_package_does_not_import_bootstrap() -> None:
     assert violations([PACKAGE / "host" / "__init__.py"], ("mymcp.host.bootstrap",)) == []
 

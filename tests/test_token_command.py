@@ -68,3 +68,68 @@ def test_the_command_makes_0600_in_0700_and_prints_the_same_value_twice(
     assert line == access_token.read_token(home)
     assert _mode(home / ".mnemosyne") == 0o700
     assert _mode(home / ".mnemosyne" / "token") == 0o600
+
+
+# --- serve --require-token ------------------------------------------------------------------
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The setting's value each time Uvicorn would have been started."""
+    import uvicorn
+
+    seen: list[str | None] = []
+    monkeypatch.setenv(access_token.REQUIRE_TOKEN_VARIABLE, "")  # restored after the test
+    monkeypatch.delenv(access_token.REQUIRE_TOKEN_VARIABLE)
+    monkeypatch.setattr(
+        uvicorn,
+        "run",
+        lambda *a, **k: seen.append(os.environ.get(access_token.REQUIRE_TOKEN_VARIABLE)),
+    )
+    return seen
+
+
+@pytest.mark.parametrize("arguments", [["serve", "--require-token"], ["--require-token"]])
+def test_the_option_turns_the_setting_on_for_the_server(
+    served: list[str | None], arguments: list[str]
+) -> None:
+    assert cli.main(arguments) is None
+    assert served == ["true"]
+
+
+def test_without_the_option_the_setting_is_left_alone(served: list[str | None]) -> None:
+    assert cli.main(["serve"]) is None
+    assert served == [None]
+
+
+def test_the_option_wins_over_false(
+    served: list[str | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(access_token.REQUIRE_TOKEN_VARIABLE, "false")
+
+    assert cli.main(["serve", "--require-token"]) is None
+    assert served == ["true"]
+
+
+def test_the_option_still_refuses_a_bad_value(
+    served: list[str | None], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(access_token.REQUIRE_TOKEN_VARIABLE, "maybe")
+
+    assert cli.main(["serve", "--require-token"]) == 1
+    assert served == []
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "mymcp: MYMCP_REQUIRE_TOKEN must be 'true' or 'false'"
+    )
+
+
+def test_the_notebook_command_takes_the_option_too(
+    served: list[str | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def page(options: object) -> None:
+        served.append(os.environ.get(access_token.REQUIRE_TOKEN_VARIABLE))
+
+    monkeypatch.setattr(cli, "_notebook_page", page)
+
+    assert cli.main(["notebook", "--no-browser", "--require-token"]) is None
+    assert served == ["true"]

@@ -126,3 +126,42 @@ def explain_content(text: str) -> tuple[int, list[str]]:
     from mymcp.plugins.mnemosyne import explain
 
     return explain.explain(text)
+
+
+def explain_notebook() -> tuple[int, list[str], str]:
+    """The stored records the content policy would refuse today: an exit code and lines."""
+    from mymcp.plugins.mnemosyne import explain
+
+    return explain.explain_notebook()
+
+
+# --- the notebook page -----------------------------------------------------------------------
+# What the page (``mymcp/notebook/``) shows besides the Tools' answers belongs to the plugin.
+
+
+def notebook_overview() -> dict[str, object]:
+    """Every record of the memory root with what a row of the page shows, and the skipped files."""
+    from mymcp.plugins.mnemosyne import notebook
+
+    return notebook.overview()
+
+
+def notebook_export() -> tuple[str, str] | None:
+    """The export document's file name and text, or None when the root cannot be read."""
+    from mymcp.plugins.mnemosyne import notebook
+
+    return notebook.export()
+
+
+def notebook_tools() -> list[dict[str, object]]:
+    """The Tools the page calls, by role, each with the settings that switch it on."""
+    from mymcp.plugins.mnemosyne import notebook
+
+    return notebook.tools()
+
+
+def notebook_vocabulary() -> dict[str, object]:
+    """The scopes, with the namespace kinds and memory kinds each takes."""
+    from mymcp.plugins.mnemosyne import notebook
+
+    return notebook.vocabulary()

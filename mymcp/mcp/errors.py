@@ -10,6 +10,7 @@ only a body that cannot be read or a refused revision header changes the status.
 | --- | --- | --- | --- |
 | body is not JSON | -32700 | 400 | 400 |
 | body over 1 MiB | -32600 | 413 | 413 |
+| the access token is required and missing or wrong | -32600 | 401 | 401 |
 | stdio line over 1 MiB (no status: stdio) | -32600 | 413 | 413 |
 | ``MCP-Protocol-Version`` names no revision served (no envelope) | -32600 | 400 | (never) |
 | not a request (batch, bad id or method) | -32600 | 200 | 400 |
@@ -47,6 +48,7 @@ class ProtocolError:
 # Refusals made before a message is dispatched (their message is fixed).
 PARSE = ProtocolError(jsonrpc.PARSE_ERROR, 400, 400, "Parse error")
 TOO_LARGE = ProtocolError(jsonrpc.INVALID_REQUEST, 413, 413, "Request body too large")
+UNAUTHORIZED = ProtocolError(jsonrpc.INVALID_REQUEST, 401, 401, "Unauthorized")
 UNSUPPORTED_HEADER = ProtocolError(
     jsonrpc.INVALID_REQUEST, 400, 400, "Unsupported protocol version"
 )

@@ -1,5 +1,5 @@
-"""MCP over HTTP: the FastAPI app, ``POST /mcp`` as a plain ASGI app, ``/health``, ``/version``
-and the ``Host`` and ``Origin`` checks.
+"""MCP over HTTP: the FastAPI app, ``POST /mcp`` as a plain ASGI app, ``/health``, ``/version``,
+the ``Host`` and ``Origin`` checks and the access token.
 
 :class:`McpEndpoint` speaks ASGI directly: it finds the headers it needs in one pass over
 the request's raw headers, reads the body once from ``receive``, hands the decoded message
@@ -18,6 +18,13 @@ from a foreign origin. Requests whose ``Host`` is not a loopback name get 421; r
 carrying an ``Origin`` that is not a loopback origin get 403. Ordinary MCP clients send no
 ``Origin`` and a loopback ``Host``, so they are unaffected. The operator can allow more with
 ``MYMCP_ALLOWED_HOSTS`` and ``MYMCP_ALLOWED_ORIGINS`` (comma-separated).
+
+Other accounts: every user of the machine can reach a loopback port. With
+``MYMCP_REQUIRE_TOKEN=true`` (``mymcp serve --require-token``) every request to ``/mcp``
+must carry ``Authorization: Bearer <token>`` with the local access token
+(``mymcp.access_token``); any other gets 401 with ``WWW-Authenticate: Bearer`` and a fixed
+JSON-RPC error, before its body is read. ``/health`` and ``/version`` stay open, and the
+routers of :data:`ROUTERS` guard themselves.
 """
 
 from __future__ import annotations
@@ -29,7 +36,8 @@ import inspect
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -37,18 +45,19 @@ from fastapi import APIRouter, FastAPI
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mymcp import jsonvalue, settings
+from mymcp import access_token, jsonvalue, settings
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import errors, jsonrpc
 from mymcp.mcp.dispatcher import RuntimeLike
-from mymcp.mcp.era import HttpHeaders
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, Work, failure
+from mymcp.mcp.era import Era, HttpHeaders
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, Work, failure, refusal
 from mymcp.transports import base
 
 PATH = "/mcp"
 PROTOCOL_HEADER = "mcp-protocol-version"
 ALLOWED_HOSTS_VARIABLE = "MYMCP_ALLOWED_HOSTS"
 ALLOWED_ORIGINS_VARIABLE = "MYMCP_ALLOWED_ORIGINS"
+REQUIRE_TOKEN_VARIABLE = access_token.REQUIRE_TOKEN_VARIABLE
 # More routes for the app, each made from the runtime it serves (a page, say): the app
 # includes every one, after its own, so nothing here changes when one is added.
 RouterFactory = Callable[[RuntimeLike], APIRouter]
@@ -69,8 +78,17 @@ _logger = logging.getLogger("mcp")
 # --- the app -------------------------------------------------------------------------------
 
 
-def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) -> FastAPI:
-    """An app serving ``runtime``; apps built from different runtimes share nothing."""
+def create_app(
+    runtime: RuntimeLike,
+    *,
+    security: HttpSecurity | None = None,
+    routers: Iterable[RouterFactory] = (),
+) -> FastAPI:
+    """An app serving ``runtime``; apps built from different runtimes share nothing.
+
+    Besides its own routes it includes the router each factory of :data:`ROUTERS` and then
+    of ``routers`` makes for the runtime.
+    """
     security = security or HttpSecurity()
     endpoint = McpEndpoint(runtime)
     app = _McpApp(
@@ -86,7 +104,7 @@ def create_app(runtime: RuntimeLike, *, security: HttpSecurity | None = None) ->
     mcp.add_route(PATH, cast(Any, endpoint), methods=["POST"])
     app.include_router(mcp)
     app.include_router(_router)
-    for factory in ROUTERS:
+    for factory in (*ROUTERS, *routers):
         app.include_router(factory(runtime))
     return app
 
@@ -280,17 +298,25 @@ async def _in_worker(run: Callable[[], JsonObject]) -> JsonObject:
 
 @dataclass(frozen=True)
 class HttpSecurity:
-    """Extra host names and origins the operator allows beside loopback."""
+    """Extra host names and origins the operator allows beside loopback, and the access
+    token ``/mcp`` requires (None: none is required)."""
 
     allowed_hosts: frozenset[str] = frozenset()
     allowed_origins: frozenset[str] = frozenset()
+    token: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> HttpSecurity:
+        """The settings, read once at start; the token is made when required and missing.
+
+        Raises ``RequireTokenError`` for a bad ``MYMCP_REQUIRE_TOKEN`` and ``TokenFileError``
+        for an unsafe token file (both setup errors).
+        """
         env = os.environ if environ is None else environ
         return cls(
             allowed_hosts=_split(env.get(ALLOWED_HOSTS_VARIABLE, "")),
             allowed_origins=_split(env.get(ALLOWED_ORIGINS_VARIABLE, "")),
+            token=_required_token(env),
         )
 
     def host_allowed(self, host: str) -> bool:
@@ -315,21 +341,38 @@ class HttpSecurity:
         return hostname in _LOOPBACK_NAMES
 
 
+def _required_token(env: Mapping[str, str]) -> str | None:
+    if not access_token.require_token(env):
+        return None
+    home = Path(env["HOME"]) if env.get("HOME") else None
+    token = access_token.read_token(home)
+    if token is None:
+        token = access_token.ensure_token(home)
+        _logger.info("access token made in %s; 'mymcp token' prints it", access_token.SHOWN_PATH)
+    _logger.info("access token required on %s (Authorization: Bearer)", PATH)
+    return token
+
+
 async def refused(security: HttpSecurity, scope: Scope, send: Send) -> bool:
-    """Answer an HTTP request whose ``Host`` or ``Origin`` is not allowed; True if it was."""
-    refusal = _refusal(security, scope)
-    if refusal is None:
+    """Answer an HTTP request whose ``Host``, ``Origin`` or token is not allowed; True if so."""
+    found = _refusal(security, scope)
+    if found is None:
         return False
-    await _send_json(send, *refusal)
+    status, headers, body = found
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
     return True
 
 
-def _refusal(security: HttpSecurity, scope: Scope) -> tuple[int, dict[str, Any]] | None:
-    host, origin = _host_and_origin(scope)
+def _refusal(security: HttpSecurity, scope: Scope) -> _Refusal | None:
+    host, origin, authorization = _front_headers(scope)
     if host is not None and not _host_allowed(security, host):
-        return 421, _HOST_REFUSED
+        return _HOST_REFUSED
     if origin is not None and not security.origin_allowed(origin):
-        return 403, _ORIGIN_REFUSED
+        return _ORIGIN_REFUSED
+    token = security.token
+    if token is not None and _guarded(scope) and not _bearer_matches(authorization, token):
+        return _UNAUTHORIZED
     return None
 
 
@@ -338,32 +381,86 @@ def _host_allowed(security: HttpSecurity, host: str) -> bool:
     return security.host_allowed(host)
 
 
-# Each refusal names the header and the setting that would allow it, never the value sent.
-_HOST_REFUSED = {
-    "detail": "Misdirected Request",
-    "header": "Host",
-    "hint": f"only loopback host names are served; allow another with {ALLOWED_HOSTS_VARIABLE}",
-}
-_ORIGIN_REFUSED = {
-    "detail": "Forbidden",
-    "header": "Origin",
-    "hint": f"only loopback origins are served; allow another with {ALLOWED_ORIGINS_VARIABLE}",
-}
+def _guarded(scope: Scope) -> bool:
+    """Whether the request is for ``/mcp`` (below the ``root_path``, as the router sees it)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path == PATH or path == PATH + "/"
 
 
-def _host_and_origin(scope: Scope) -> tuple[str | None, str | None]:
-    """The ``Host`` and ``Origin`` values; of a repeated header, the last one counts."""
-    host = origin = None
+def _bearer_matches(authorization: bytes | None, token: str) -> bool:
+    """Whether the ``Authorization`` value is ``Bearer <token>`` (the scheme in any case)."""
+    if authorization is None or len(authorization) > _MAX_AUTHORIZATION_BYTES:
+        return False
+    scheme, _, credential = authorization.partition(b" ")
+    if scheme.lower() != b"bearer":
+        return False
+    return access_token.token_matches(credential.strip(b" \t"), token)
+
+
+_Refusal = tuple[int, list[tuple[bytes, bytes]], bytes]
+
+
+def _refusal_answer(status: int, body: bytes, *extra: tuple[bytes, bytes]) -> _Refusal:
+    length = (b"content-length", str(len(body)).encode("ascii"))
+    return status, [(b"content-type", b"application/json"), length, *extra], body
+
+
+# Each refusal names the header and the setting that would allow it, never the value sent;
+# a missing or wrong token gets the same fixed answer, which says nothing more.
+_HOST_REFUSED = _refusal_answer(
+    421,
+    jsonvalue.encode(
+        {
+            "detail": "Misdirected Request",
+            "header": "Host",
+            "hint": "only loopback host names are served; "
+            f"allow another with {ALLOWED_HOSTS_VARIABLE}",
+        }
+    ).encode(),
+)
+_ORIGIN_REFUSED = _refusal_answer(
+    403,
+    jsonvalue.encode(
+        {
+            "detail": "Forbidden",
+            "header": "Origin",
+            "hint": "only loopback origins are served; "
+            f"allow another with {ALLOWED_ORIGINS_VARIABLE}",
+        }
+    ).encode(),
+)
+_UNAUTHORIZED = _refusal_answer(
+    errors.UNAUTHORIZED.handshake_status,
+    refusal(errors.UNAUTHORIZED, Era.HANDSHAKE)[0],
+    (b"www-authenticate", b"Bearer"),
+)
+# Longer than any token file may hold, with room for the scheme.
+_MAX_AUTHORIZATION_BYTES = 512
+
+
+def _front_headers(scope: Scope) -> tuple[str | None, str | None, bytes | None]:
+    """``Host``, ``Origin`` and ``Authorization``: of a repeated ``Host`` or ``Origin`` the
+    last one counts; a repeated ``Authorization`` counts as none that matches."""
+    host = origin = authorization = None
     for key, value in scope["headers"]:
         name = key.lower()
         if name == b"host":
             host = value
         elif name == b"origin":
             origin = value
+        elif name == b"authorization":
+            authorization = _AMBIGUOUS if authorization is not None else value
     return (
         None if host is None else host.decode("latin-1"),
         None if origin is None else origin.decode("latin-1"),
+        authorization,
     )
+
+
+_AMBIGUOUS = b"ambiguous"  # no Bearer credential: never matches
 
 
 def _host_name(host: str) -> str:
@@ -375,10 +472,3 @@ def _host_name(host: str) -> str:
 
 def _split(value: str) -> frozenset[str]:
     return frozenset(item.strip().lower() for item in value.split(",") if item.strip())
-
-
-async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
-    body = jsonvalue.encode(payload).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

@@ -1,22 +1,28 @@
 """docs/CLIENTS.md: every client entry parses, names a real command, and that command works.
 
-An entry is a fenced block marked ``<!-- client stdio -->`` (the client starts ``mymcp
-stdio``) or ``<!-- client http -->`` (the client reaches a running ``mymcp serve``). Stdio
-entries are started for real, with their ``env`` (a temporary home and memory root added).
-The ``<!-- client trust -->`` block is Gemini CLI's list of trusted folders.
+Entries are read by tests/docs/client_entries.py. Stdio entries are started for real, with
+their ``env`` (a temporary home and memory root added). The ``<!-- client trust -->`` block is
+Gemini CLI's list of trusted folders. Installed entries (README, docs/INSTALL.md and here) are
+checked below and started, from the built wheel, in tests/packaging/test_installed_entries.py.
 """
 
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mymcp import cli
 from mymcp.plugins.mnemosyne import configuration
+from tests.docs.client_entries import (
+    INSTALLED_COMMAND,
+    UVX,
+    command_line,
+    entries,
+    parsed,
+    server,
+)
 from tests.docs.markdown import ROOT, Block, blocks
 from tests.processes import INITIALIZE, StdioPeer, child_environment, mymcp_command
 from tests.surface import READ_LISTED, gates
@@ -37,34 +43,7 @@ GATES = {variable for variable, _ in configuration.GATE_VARIABLES}
 
 
 def _entries(kind: str) -> list[Block]:
-    return [block for block in blocks(GUIDE) if block.marker == f"client {kind}"]
-
-
-def _parsed(block: Block) -> dict[str, Any]:
-    if block.lang == "toml":
-        return tomllib.loads(block.text)
-    assert block.lang == "json", block.where
-    document: dict[str, Any] = json.loads(block.text)
-    return document
-
-
-def _server(document: dict[str, Any]) -> dict[str, Any]:
-    """The one server entry of a client configuration, whatever the client calls the table."""
-    [table] = [key for key in ("mcpServers", "servers", "mcp_servers", "mcp") if key in document]
-    [name] = document[table]
-    assert name == "mymcp"
-    entry: dict[str, Any] = document[table][name]
-    return entry
-
-
-def _command_line(entry: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
-    """(command and arguments, environment) of a stdio entry, in any client's shape."""
-    if isinstance(entry.get("command"), list):  # OpenCode: the whole command line as a list
-        assert entry["type"] == "local"
-        return entry["command"], entry.get("environment", {})
-    if "type" in entry:
-        assert entry["type"] == "stdio"
-    return [entry["command"], *entry["args"]], entry.get("env", {})
+    return entries(kind, GUIDE)
 
 
 @pytest.mark.parametrize("client", list(CLIENTS))
@@ -88,7 +67,7 @@ def test_the_folder_trust_entry_trusts_one_folder() -> None:
 
 @pytest.mark.parametrize("block", _entries("http"), ids=lambda block: block.where)
 def test_every_http_entry_names_the_local_endpoint(block: Block) -> None:
-    entry = _server(_parsed(block))
+    entry = server(parsed(block))
 
     assert entry["url"] == URL
     assert entry.get("type", "http") in {"http", "remote"}
@@ -96,7 +75,7 @@ def test_every_http_entry_names_the_local_endpoint(block: Block) -> None:
 
 @pytest.mark.parametrize("block", _entries("stdio"), ids=lambda block: block.where)
 def test_every_stdio_entry_names_mymcp_stdio_and_switches_a_gate_on(block: Block) -> None:
-    command, env = _command_line(_server(_parsed(block)))
+    command, env = command_line(server(parsed(block)))
 
     assert command == [PLACEHOLDER, "stdio"]
     assert cli.parse_arguments(command[1:]).command == "stdio"
@@ -108,7 +87,7 @@ def test_every_stdio_entry_names_mymcp_stdio_and_switches_a_gate_on(block: Block
 def test_every_stdio_entry_starts_a_server_with_the_tools_its_gates_select(
     block: Block, tmp_path: Path, hermetic_home: Path
 ) -> None:
-    command, env = _command_line(_server(_parsed(block)))
+    command, env = command_line(server(parsed(block)))
     real = [*mymcp_command(), *command[1:]]  # the installed command instead of the placeholder
     environment = child_environment(hermetic_home, tmp_path / "memory", env)
     peer = StdioPeer(real, environment, tmp_path / "stderr.log")
@@ -129,4 +108,40 @@ def test_the_repository_opencode_json_is_the_documented_remote_entry() -> None:
     [remote] = [block for block in _entries("http") if '"remote"' in block.text]
     repository = json.loads((ROOT / "opencode.json").read_text(encoding="utf-8"))
 
-    assert _server(_parsed(remote)) == repository["mcp"]["mymcp"]
+    assert server(parsed(remote)) == repository["mcp"]["mymcp"]
+
+
+# --- entries for an installed MyMCP ------------------------------------------------------
+
+INSTALLED_DOCUMENTS = (ROOT / "README.md", ROOT / "docs" / "INSTALL.md", GUIDE)
+INSTALLED = entries("installed", *INSTALLED_DOCUMENTS)
+
+
+def _installed_section(client: str) -> str:
+    text = GUIDE.read_text(encoding="utf-8")
+    return text.split(f"\n### Installed: {client}\n", 1)[1].split("\n#", 1)[0]
+
+
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_every_client_has_an_entry_for_an_installed_mymcp(client: str) -> None:
+    section = _installed_section(client)
+
+    assert "uvx mymcp stdio" in section or '"uvx"' in section
+
+
+def test_the_installed_entries_are_where_a_newcomer_looks() -> None:
+    where = {block.document.name for block in INSTALLED}
+
+    assert where == {"README.md", "INSTALL.md", "CLIENTS.md"}
+    assert len(entries("installed", GUIDE)) == 6  # the five configuration files and the tool
+
+
+@pytest.mark.parametrize("block", INSTALLED, ids=lambda block: block.where)
+def test_every_installed_entry_starts_mymcp_stdio_from_uvx_or_the_installed_command(
+    block: Block,
+) -> None:
+    command, env = command_line(server(parsed(block)))
+
+    assert command in (UVX, [INSTALLED_COMMAND, "stdio"])
+    assert cli.parse_arguments(command[-1:]).command == "stdio"
+    assert env == {}  # the one entry: gates and the root as in the other sections

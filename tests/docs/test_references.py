@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mymcp import cli
+from mymcp import cli, settings
 from mymcp.plugins.mnemosyne.memory import errors, lifecycle, remember, revise
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
@@ -244,6 +244,9 @@ def _check_npx(arguments: list[str]) -> None:
         rest = rest[2:]
     if rest[0].startswith("http"):
         _check_url(rest[0])
+        if "--header" in rest:
+            at = rest.index("--header")
+            _check_token_header(rest[at : at + 2])
     else:
         end = rest.index("--method") if "--method" in rest else len(rest)
         _check_mymcp_command(rest[:end])
@@ -262,10 +265,38 @@ def _check_gate_assignment(assignment: str) -> None:
 
 
 def _check_mymcp_command(words: list[str]) -> None:
-    """A path to the ``mymcp`` of a ``.venv`` and arguments its command line accepts."""
+    """``mymcp`` of a ``.venv`` (or ``uvx mymcp``) and arguments its command line accepts."""
     program, arguments = words[0], words[1:]
+    if program == "uvx":
+        _check_uvx(arguments)
+        return
     assert program.endswith(".venv/bin/mymcp"), program
     _parses(cli.parse_arguments, arguments)
+
+
+# The wheel that scripts/build-wheel writes, as the documentation names it.
+WHEEL = f"./dist/mymcp-{settings.SERVER_VERSION}-py3-none-any.whl"
+
+
+def _check_uvx(arguments: list[str]) -> None:
+    """``uvx [--from WHEEL] mymcp[@latest] ARGS``: the package or the built wheel."""
+    if arguments[0] == "--from":
+        assert arguments[1] == WHEEL, arguments
+        arguments = arguments[2:]
+    assert arguments[0] in {"mymcp", "mymcp@latest"}, arguments
+    _parses(cli.parse_arguments, arguments[1:])
+
+
+def _check_installer(arguments: list[str]) -> None:
+    """``install``, ``upgrade`` or ``uninstall`` of the package or of the built wheel."""
+    verb, target = arguments[0], arguments[-1]
+    assert verb in {"install", "upgrade", "uninstall"}, arguments
+    assert target == "mymcp" or (verb == "install" and target == WHEEL), arguments
+
+
+def _check_uv(arguments: list[str]) -> None:
+    assert arguments[0] == "tool", arguments
+    _check_installer(arguments[1:])
 
 
 def _parses(parse: Callable[[list[str]], object], arguments: list[str]) -> None:
@@ -276,8 +307,21 @@ def _parses(parse: Callable[[list[str]], object], arguments: list[str]) -> None:
         assert stopped.code == 0, arguments
 
 
+def _check_token_header(options: list[str]) -> None:
+    """Nothing, or one header option whose value is the token ``mymcp token`` prints."""
+    if not options:
+        return
+    assert len(options) == 2 and options[0] in {"--header", "-H"}, options
+    name, _, value = options[1].partition(": ")
+    assert name == "Authorization", options
+    scheme, _, substituted = value.partition(" ")
+    assert scheme == "Bearer", options
+    assert substituted.startswith("$(") and substituted.endswith(" token)"), options
+    _check_mymcp_command(substituted[2:-1].split())
+
+
 def _check_claude(arguments: list[str]) -> None:
-    """``claude mcp add [--transport T] [--env K=V] NAME (URL | -- COMMAND ARGS...)``."""
+    """``claude mcp add [--transport T] [--env K=V] NAME (URL [--header H] | -- COMMAND ...)``."""
     assert arguments[:2] == ["mcp", "add"], arguments
     rest = arguments[2:]
     transport = "stdio"
@@ -290,14 +334,15 @@ def _check_claude(arguments: list[str]) -> None:
             _check_gate_assignment(value)
     assert rest[0] == "mymcp", rest
     if transport == "http":
-        assert rest[1:] == ["http://127.0.0.1:8000/mcp"], rest
+        assert rest[1] == "http://127.0.0.1:8000/mcp", rest
+        _check_token_header(rest[2:])
     else:
         assert transport == "stdio" and rest[1] == "--", rest
         _check_mymcp_command(rest[2:])
 
 
 def _check_gemini(arguments: list[str]) -> None:
-    """``gemini mcp add [-s S] [-t T] [-e K=V] NAME (URL | COMMAND ARGS...)``."""
+    """``gemini mcp add [-s S] [-t T] [-e K=V] NAME (URL [-H H] | COMMAND ARGS...)``."""
     assert arguments[:2] == ["mcp", "add"], arguments
     rest = arguments[2:]
     transport = "stdio"
@@ -311,7 +356,8 @@ def _check_gemini(arguments: list[str]) -> None:
             assert value == "user", value
     assert rest[0] == "mymcp", rest
     if transport == "http":
-        assert rest[1:] == ["http://127.0.0.1:8000/mcp"], rest
+        assert rest[1] == "http://127.0.0.1:8000/mcp", rest
+        _check_token_header(rest[2:])
     else:
         assert transport == "stdio", rest
         _check_mymcp_command(rest[1:])
@@ -359,6 +405,9 @@ def _check_command(words: list[str], tools: set[str]) -> None:
         "codex": _check_codex,
         "printf": _check_printf,
         "pip": _check_pip,
+        "uvx": _check_uvx,
+        "uv": _check_uv,
+        "pipx": _check_installer,
         "curl": lambda words: _check_curl(words, tools),
     }
     if program in checks:

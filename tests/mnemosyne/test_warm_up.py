@@ -109,3 +109,29 @@ def test_the_context_makes_its_store_once_however_many_calls_ask_at_once() -> No
         thread.join()
     assert len(stores) == 8
     assert all(store is stores[0] for store in stores)
+
+
+DATA_PROBE = textwrap.dedent(
+    """
+    import threading
+    from mymcp.plugins.mnemosyne import plugin
+    from mymcp.plugins.mnemosyne.memory import meaning
+
+    print(meaning._table is None)
+    plugin.warm_up()
+    [data] = [t for t in threading.enumerate() if t.name == "mnemosyne-warm-up-data"]
+    print(data.daemon)
+    data.join(60)
+    print(meaning._table is not None)
+    """
+)
+
+
+def test_the_warm_up_loads_recalls_meaning_table_on_a_daemon_thread(tmp_path: Path) -> None:
+    env = {"PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    completed = subprocess.run(
+        [sys.executable, "-c", DATA_PROBE], env=env, capture_output=True, text=True, timeout=120
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines() == ["True", "True", "True"]

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.packaging.installs import WHEELHOUSE, unavailable
+from tests.packaging.installs import (
+    BASE_PYTHON,
+    WHEELHOUSE,
+    installer_environment,
+    run,
+    tool,
+    unavailable,
+)
 from tests.processes import REPO_ROOT
 
 
@@ -36,3 +43,14 @@ def wheelhouse() -> Path:
     if not stamp.is_file() or stamp.read_text().split("\n")[:-1] != wanted:
         unavailable(f"the dependency wheels are not set up in {WHEELHOUSE.name}")
     return WHEELHOUSE
+
+
+@pytest.fixture(scope="session")
+def uv_tool(
+    tmp_path_factory: pytest.TempPathFactory, wheel: Path, wheelhouse: Path
+) -> dict[str, Path]:
+    """``uv tool install <wheel>``: where its commands and its environment are."""
+    scratch = tmp_path_factory.mktemp("uv-tool")
+    env = installer_environment(scratch)
+    run([tool("uv"), "tool", "install", "--python", BASE_PYTHON, wheel], env, scratch)
+    return {"bin": scratch / "uv-bin", "venv": scratch / "uv-tools" / "mymcp", "scratch": scratch}

@@ -1,9 +1,8 @@
-"""The built wheel installed as users install it, each into a fresh environment of its own.
+"""The built wheel installed with ``uv tool install``: a fresh virtual environment with
+nothing but the base Python and what the wheel needs, outside the repository.
 
-``uv tool install`` and ``pipx install`` (a fresh virtual environment with nothing but the
-base Python and what the wheel needs), and ``uvx --from <wheel>`` (what a client entry
-``uvx mymcp stdio`` does once MyMCP is on PyPI). Each installed ``mymcp stdio`` is driven by
-the MCP SDK client; the uv install also serves HTTP with ``mymcp serve``.
+Its ``mymcp stdio`` is driven by the MCP SDK client and its ``mymcp serve`` over HTTP. The
+documented ``pipx install``, ``uvx`` and client entries run in test_installed_entries.py.
 """
 
 from __future__ import annotations
@@ -20,14 +19,10 @@ import pytest
 from mymcp import settings
 from tests.helpers import remember_arguments
 from tests.packaging.installs import (
-    BASE_PYTHON,
     handshake,
     imported_from,
-    installer_environment,
     outside_the_repository,
-    run,
     stdio_server,
-    tool,
 )
 from tests.processes import child_environment, free_port, stop, wait_until_healthy
 from tests.surface import READ_LISTED, gates
@@ -35,17 +30,6 @@ from tests.surface import READ_LISTED, gates
 pytestmark = pytest.mark.slow  # builds and installs a wheel, starts servers
 
 INFO = {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION}
-
-
-@pytest.fixture(scope="module")
-def uv_tool(
-    tmp_path_factory: pytest.TempPathFactory, wheel: Path, wheelhouse: Path
-) -> dict[str, Path]:
-    """``uv tool install <wheel>``: where its commands and its environment are."""
-    scratch = tmp_path_factory.mktemp("uv-tool")
-    env = installer_environment(scratch)
-    run([tool("uv"), "tool", "install", "--python", BASE_PYTHON, wheel], env, scratch)
-    return {"bin": scratch / "uv-bin", "venv": scratch / "uv-tools" / "mymcp", "scratch": scratch}
 
 
 def _server_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -133,32 +117,3 @@ def test_the_installed_mymcp_serve_answers_over_http(
 
     assert (version["name"], version["version"]) == (INFO["name"], INFO["version"])
     assert [entry["name"] for entry in listed["result"]["tools"]] == list(READ_LISTED)
-
-
-def test_pipx_installs_the_wheel_into_a_fresh_environment_that_serves_stdio(
-    tmp_path: Path, wheel: Path, wheelhouse: Path
-) -> None:
-    env = installer_environment(tmp_path)
-    run([tool("pipx"), "install", "--python", BASE_PYTHON, wheel], env, tmp_path)
-    venv = tmp_path / "pipx" / "venvs" / "mymcp"
-    server_env = _server_env(tmp_path)
-
-    report = anyio.run(
-        handshake, stdio_server([tmp_path / "pipx-bin" / "mymcp", "stdio"], server_env, tmp_path)
-    )
-
-    assert imported_from(venv / "bin" / "python", server_env, tmp_path).is_relative_to(
-        venv.resolve()
-    )
-    assert report["serverInfo"] == INFO
-    assert report["tools"] == list(READ_LISTED)
-
-
-def test_uvx_runs_mymcp_stdio_from_the_wheel(tmp_path: Path, wheel: Path, wheelhouse: Path) -> None:
-    env = {**installer_environment(tmp_path), **_server_env(tmp_path)}
-    command = [tool("uvx"), "--python", BASE_PYTHON, "--from", wheel, "mymcp", "stdio"]
-
-    report = anyio.run(handshake, stdio_server(command, env, tmp_path))
-
-    assert report["serverInfo"] == INFO
-    assert report["tools"] == list(READ_LISTED)

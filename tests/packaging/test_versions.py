@@ -1,11 +1,13 @@
-"""One version, in mymcp/settings.py: the package, /version and serverInfo use it.
+"""One version, in mymcp/settings.py: the package, /version, serverInfo and server.json use it.
 
-The wheel's own metadata is checked in test_wheel.py, where it is built.
+The wheel's metadata and the bundle's manifest are checked in test_wheel.py and
+test_bundle.py, where they are built.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import tomllib
 from collections.abc import Callable
 
@@ -37,3 +39,16 @@ def test_version_and_server_info_name_the_settings_version(
 
     assert client.http.get("/version").json()["version"] == settings.SERVER_VERSION
     assert initialized["result"]["serverInfo"]["version"] == settings.SERVER_VERSION
+
+
+def test_the_bundle_template_leaves_the_version_to_the_build() -> None:
+    template = json.loads((REPO_ROOT / "bundle" / "manifest.json").read_text(encoding="utf-8"))
+
+    assert "version" not in template  # scripts/build-bundle writes settings.SERVER_VERSION
+
+
+def test_the_registry_entry_and_its_package_name_the_settings_version() -> None:
+    entry = json.loads((REPO_ROOT / "server.json").read_text(encoding="utf-8"))
+
+    assert entry["version"] == settings.SERVER_VERSION
+    assert [package["version"] for package in entry["packages"]] == [settings.SERVER_VERSION]

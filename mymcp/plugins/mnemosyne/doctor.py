@@ -12,7 +12,9 @@ read-only, named with the causes the server's log uses (``memory/faults.py``).
 The records are found by the store's own walk (``memory/discovery.py``: which files are
 candidates, how deep folders are entered, which entries are skipped) and checked by the
 store's rules, so that each file recall and list skip is named with its path below the
-root and the reason, with the line and column of a JSON error.
+root and the reason, with the line and column of a JSON error. Each valid record is also put
+to the content policy (``policy_scan.py``): a record it would refuse today is named by its
+path, field and rule, never its value.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mymcp.plugin_api.setup import FAIL, OK, WARN, Finding
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne import configuration, policy_scan
 from mymcp.plugins.mnemosyne.configuration import (
     DEFAULT_CANDIDATE_LIMIT,
     GATE_VARIABLES,
@@ -59,6 +61,7 @@ _UNSET_MEANS_OFF = " (a gate whose variable is not set is off)"
 LOW_SPACE_BYTES = 50_000_000
 LOW_SPACE_INODES = 1_000
 _SHOWN_TEMP_FOLDERS = 10
+_SHOWN_REFUSED = 20  # per scope; mymcp explain --notebook lists them all
 # Above this share of the candidate limit, a scope is reported as nearly full.
 NEARLY_FULL = 0.8
 
@@ -321,6 +324,7 @@ class _ScopeReport:
     archived: int = 0
     legacy: int = 0
     skipped: list[tuple[str, str, str]] = field(default_factory=list)  # path, reason, detail
+    refused: list[policy_scan.Refused] = field(default_factory=list)
 
     def walk_skip(self, reason: str, parts: tuple[str, ...]) -> None:
         shown = "/".join((self.scope, *parts)) + ("/" if reason == discovery.TOO_DEEP else "")
@@ -368,7 +372,7 @@ def _scope_findings(root: Path, scope: str, limit: int) -> list[Finding]:
             return [(FAIL, f"scope {scope}: {_over_limit(len(candidates), limit)}")]
         for candidate in candidates:
             _check_candidate(start_fd, scope, candidate.parts, report)
-    found = [_scope_summary(scope, report), *_skipped_findings(report)]
+    found = [_scope_summary(scope, report), *_skipped_findings(report), *_refused_findings(report)]
     if len(candidates) > NEARLY_FULL * limit:
         found.append((WARN, f"scope {scope}: {_nearly_full(len(candidates), limit)}"))
     return found
@@ -403,12 +407,28 @@ def _scope_summary(scope: str, report: _ScopeReport) -> Finding:
         text += f" ({', '.join(parts)})"
     if report.skipped:
         text += f"; {len(report.skipped)} skipped by recall and list, listed below"
-    return (WARN if report.skipped else OK, text)
+    if report.refused:
+        text += f"; {len(report.refused)} hold what the content policy refuses today, listed below"
+    return (WARN if report.skipped or report.refused else OK, text)
 
 
 def _skipped_findings(report: _ScopeReport) -> Iterator[Finding]:
     for path, reason, detail in report.skipped:
         yield (FAIL, f"{path}: skipped ({reason}): {detail}")
+
+
+def _refused_findings(report: _ScopeReport) -> Iterator[Finding]:
+    """The records the content policy would refuse today (see docs/MANUAL.md)."""
+    for refused in report.refused[:_SHOWN_REFUSED]:
+        yield (WARN, f"{refused.line()}: the content policy refuses this today; {_ADVICE}")
+    if len(report.refused) > _SHOWN_REFUSED:
+        more = len(report.refused) - _SHOWN_REFUSED
+        text = f"{more} more records the content policy refuses today"
+        yield (WARN, f"scope {report.scope}: {text}; {_ALL_REFUSED}")
+
+
+_ADVICE = 'see "Records the policy refuses today" in docs/MANUAL.md'
+_ALL_REFUSED = "mymcp explain --notebook lists them all"
 
 
 def _check_candidate(
@@ -436,6 +456,8 @@ def _check_candidate(
     else:
         report.legacy += 1
     report.valid += 1
+    if (refusal := policy_scan.first_refusal(record)) is not None:
+        report.refused.append(policy_scan.Refused(shown, *refusal))
 
 
 def _read_detail(skipped: files.EntrySkipped) -> str:

@@ -55,6 +55,10 @@ SERVICE_MODULES: tuple[str, ...] = tuple(
     for name in ("store", "recall", "listing", "inspect", "lifecycle", "remember", "revise")
 )
 
+# Data a service reads on its first use, loaded by warm_up after the imports: (module,
+# function of no arguments).
+SERVICE_DATA: tuple[tuple[str, str], ...] = (("mymcp.plugins.mnemosyne.memory.meaning", "load"),)
+
 # Declaration order: the manifest's order, and so the order of tools/list.
 DECLARED_TOOLS: tuple[MemoryTool, ...] = (
     recall.TOOL,
@@ -142,14 +146,26 @@ def mnemosyne_contribution() -> PluginContribution:
 
 
 def warm_up() -> None:
-    """Import every module of :data:`SERVICE_MODULES` that is not imported yet.
+    """Import every module of :data:`SERVICE_MODULES` that is not imported yet, then load
+    the data of :data:`SERVICE_DATA` (recall's meaning table).
 
-    A module that fails to import is left to the call that needs it, which answers
+    A module or data that fails to load is left to the call that needs it, which answers
     ``internal_error``.
     """
     for name in SERVICE_MODULES:
         try:
             importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
+            continue
+    # On a daemon thread of its own: a process told to stop never waits for data it will
+    # not use.
+    threading.Thread(target=_load_data, name="mnemosyne-warm-up-data", daemon=True).start()
+
+
+def _load_data() -> None:
+    for name, function in SERVICE_DATA:
+        try:
+            getattr(importlib.import_module(name), function)()
         except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
             continue
 

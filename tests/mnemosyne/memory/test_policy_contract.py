@@ -91,6 +91,9 @@ DIFFERENCES = {
     "part 123-45-6789": "a label says it is a part number",
     "ISBN 978-0-306-40606-5": "a valid ISBN-13 is no card",
     "1234567812345670": "no card network issues this prefix",
+    "postgres://USER:PASSWORD@HOST/DB": "a password in capitals is a placeholder",
+    "secret: !Ref DbPasswordParameter": "a YAML tag fetches the secret",
+    "gcloud secrets versions access latest --secret=api-key": "the name of a secret",
 }
 
 # §8.3, refused column; §8.1's examples; issue #23's two refusals.

@@ -182,10 +182,10 @@ def test_compaction_forgets_every_mention_of_records_that_left() -> None:
     assert best(index, frozenset({"alpha"}), frozenset()) == [(keep, recall.TITLE_WEIGHT)]
     assert f"{2:032x}" not in index.table(recall.EXACT, search_index.PATH)  # a long-gone id
     # Records served and gone together hold every mention there is: per record its terms,
-    # keys and tags, the parts whose keys are derived, its namespace and its file name.
+    # keys and tags, the parts whose keys are derived, its namespace, language and file name.
     sample = [keep, stored(0, "gamma", "delta release", ("ops",), False)]
     per_record = max(
-        sum(len(part) for part in (*words.terms, *words.keys)) + len(words.tags) + 4
+        sum(len(part) for part in (*words.terms, *words.keys)) + len(words.tags) + 5
         for words in (recall.record_words(item, item.record) for item in sample)
         if words is not None
     )

@@ -186,7 +186,8 @@ def test_a_word_cut_in_two_needs_its_halves_side_by_side(
     _canonical(memory_root, 1, "The health care plan.")
     _canonical(memory_root, 2, "Care for your health.")
 
-    assert _found(_recall(client, "healthcare")) == [(_mem_id(1), _near("healthcare"))]
+    wider = [hit for hit in _found(_recall(client, "healthcare")) if "meaning" not in hit[1]]
+    assert wider == [(_mem_id(1), _near("healthcare"))]  # (the meaning tier may add "care")
 
 
 def test_each_record_is_stemmed_in_its_language_and_the_query_in_each(

@@ -12,7 +12,9 @@ When the exact tier has fewer than five records, a wider tier fills the places l
 records it did not match that share a *key* with the query (see :mod:`.wording`: folded,
 stemmed, joined or spelled-as-written forms of words), ranked by the same weights and ties;
 a query word cut in two (``healthcare``) also meets a record holding both halves side by
-side. A wider hit names the query words that led to it instead of terms and tags.
+side. A wider hit names the query words that led to it instead of terms and tags. When both
+leave places, the meaning tier (:mod:`.meaning`) fills them with English records holding words
+the query's words may mean.
 
 The words of each record are worked out once, when the store parses its file, and listed
 in the scope's search index (:mod:`.search_index`), which follows the store's cache of the
@@ -24,6 +26,9 @@ every record of a scope within the default candidate limit.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import re
 import sys
 from collections.abc import Collection, Iterator, Set
 from dataclasses import dataclass
@@ -32,7 +37,7 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import wording
+from mymcp.plugins.mnemosyne.memory import meaning, wording
 from mymcp.plugins.mnemosyne.memory.errors import RecordChanged
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Record
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
@@ -100,8 +105,9 @@ class RecallHit:
     """A ranked record, its whole record, and what matched it.
 
     An exact-tier hit has the query terms and tags that matched (both sorted) and no
-    ``near``; a wider-tier hit has neither, and ``near`` names the query words, as the
-    query wrote them and in its order, that led to it.
+    ``near`` nor ``meaning``; a wider-tier hit has no terms or tags, and ``near`` names the
+    query words, as the query wrote them and in its order, that led to it; a meaning-tier
+    hit has only ``meaning``: pairs of query words and the memory's word they may mean.
     """
 
     stored: StoredRecord
@@ -109,6 +115,7 @@ class RecallHit:
     terms: tuple[str, ...]
     tags: tuple[str, ...]
     near: tuple[str, ...] = ()
+    meaning: tuple[tuple[str, str], ...] = ()
     record: Record | None = None
 
     @property
@@ -147,7 +154,11 @@ def _recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Reca
             for number, score in index.best(planes, RESULT_LIMIT)
         ]
         if len(hits) < RESULT_LIMIT:
-            hits += _wider(index, request.query, mask & ~nonzero(planes), RESULT_LIMIT - len(hits))
+            mask &= ~nonzero(planes)
+            wider, mask = _wider(index, request.query, mask, RESULT_LIMIT - len(hits))
+            hits += wider
+            if len(hits) < RESULT_LIMIT:
+                hits += _meaning_hits(index, request.query, mask, RESULT_LIMIT - len(hits))
     return [_whole(hit) for hit in hits]
 
 
@@ -169,7 +180,7 @@ def _new_index() -> SearchIndex:
 
 def _whole(hit: RecallHit) -> RecallHit:
     """The hit with its whole record read (from the store's cache or the file)."""
-    return RecallHit(hit.stored, hit.score, hit.terms, hit.tags, hit.near, hit.stored.record)
+    return dataclasses.replace(hit, record=hit.stored.record)
 
 
 def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
@@ -178,6 +189,8 @@ def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
     match: JsonObject = {"terms": list(hit.terms), "tags": list(hit.tags)}
     if hit.near:
         match["near"] = list(hit.near)
+    if hit.meaning:
+        match["meaning"] = [{"query": query, "memory": word} for query, word in hit.meaning]
     return {
         "reference": reference_dict(record, scope),
         "id": record.id,
@@ -200,8 +213,9 @@ def _hit(
 # --- the wider tier ----------------------------------------------------------------------------
 
 
-def _wider(index: SearchIndex, query: str, mask: int, places: int) -> list[RecallHit]:
-    """The wider tier's best records among ``mask`` (the exact tier's are left out)."""
+def _wider(index: SearchIndex, query: str, mask: int, places: int) -> tuple[list[RecallHit], int]:
+    """The wider tier's best records among ``mask`` (the exact tier's are left out), and
+    ``mask`` less every record it found."""
     near = _NearQuery.of(query, index.languages())
     planes: Planes = []
     for key in near.keys:
@@ -212,7 +226,138 @@ def _wider(index: SearchIndex, query: str, mask: int, places: int) -> list[Recal
     for number, score in index.best(planes, places):
         words = _positions(index, near, number) | split_words.get(number, set())
         hits.append(RecallHit(index.record(number), score, (), (), near.written(words)))
+    return hits, mask & ~nonzero(planes)
+
+
+# --- the meaning tier --------------------------------------------------------------------------
+
+
+def _meaning_hits(index: SearchIndex, query: str, mask: int, places: int) -> list[RecallHit]:
+    """The meaning tier: English records among ``mask`` (those no other tier found) that hold
+    words the query's words may mean."""
+    expansion = meaning.expand(query)
+    if not expansion.targets:
+        return []
+    mask &= index.language(wording.ENGLISH)
+    postings = _TextPostings(index, mask)
+    kept = meaning.found(expansion, postings, frozenset(), postings.side_by_side)
+    kept.sort(key=lambda item: (-item.score, index.record(item.record).scope_path))
+    hits = []
+    for item in kept[:places]:
+        stored = index.record(item.record)
+        pairs = (
+            (" ".join(expansion.words[p] for p in positions), _written(stored, keys))
+            for positions, keys in item.evidence
+        )
+        hits.append(RecallHit(stored, item.score, (), (), (), tuple(pairs)))
     return hits
+
+
+class _TextPostings:
+    """The records (by number, among ``mask``) holding a wider key with the weight they earn
+    by it, less the records that hold it only in a folder name: folders name a namespace,
+    which says little of what a memory means."""
+
+    def __init__(self, index: SearchIndex, mask: int) -> None:
+        self._index = index
+        self._mask = mask
+
+    def __call__(self, key: str) -> dict[int, int]:
+        weights = self._index.weights(WIDER, key, self._mask)
+        if self._index.in_folder_names(key):
+            for number in [number for number, weight in weights.items() if weight == PATH_WEIGHT]:
+                stored = self._index.record(number)
+                if key in _folder_keys(stored) and not _in_tags(stored, key):
+                    del weights[number]
+        return weights
+
+    def side_by_side(self, number: int, keys: tuple[str, ...]) -> bool:
+        return _side_by_side(self._index.record(number), keys)
+
+
+def _folder_keys(stored: StoredRecord) -> frozenset[str]:
+    """The English keys of a record's folder names (and a legacy file's name)."""
+    return _keys_of_folders(_path_words(stored))
+
+
+@functools.lru_cache(maxsize=4096)
+def _keys_of_folders(folders: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(wording.text_keys(" ".join(folders), wording.ENGLISH))
+
+
+def _in_tags(stored: StoredRecord, key: str) -> bool:
+    """Whether a record's tags give ``key`` (a weight of exactly 2 comes from its folders,
+    its tags, or both)."""
+    return any(key in wording.text_keys(tag, wording.ENGLISH) for tag in stored.record.tags)
+
+
+def _written(stored: StoredRecord, keys: tuple[str, ...]) -> str:
+    """The record's words, as it writes them, that give ``keys`` one after the other."""
+    record = stored.record
+    for text in (record.title or "", *record.tags, record.content):
+        folded = wording.fold(text)
+        found = _where(folded, keys)
+        if found is None:
+            continue
+        if len(folded) != len(text):  # folding moved the offsets: read the chunks instead
+            return _chunks_giving(text, keys) or " ".join(keys)
+        start, end = found
+        start = text.rfind(" ", 0, start) + 1
+        end = len(text) if text.find(" ", end) < 0 else text.find(" ", end)
+        return " ".join(wording.chunks(text[start:end]))
+    for text in (record.title or "", *record.tags, record.content):
+        for chunk in wording.chunks(text):  # a compound's joined key (left-handed: lefthand)
+            if keys[0] in wording.piece_keys(wording.fold(chunk), wording.ENGLISH):
+                return chunk
+    return " ".join(keys)
+
+
+def _chunks_giving(text: str, keys: tuple[str, ...]) -> str | None:
+    """The fewest chunks of ``text``, as written, that give ``keys`` from their start."""
+    chunks = wording.chunks(text)
+    for start in range(len(chunks)):
+        for end in range(start + 1, min(start + 2 * len(keys), len(chunks)) + 1):
+            span = " ".join(chunks[start:end])
+            found = _where(wording.fold(span), keys)
+            if found is not None and found[0] == 0:
+                return span
+    return None
+
+
+def _side_by_side(stored: StoredRecord, keys: tuple[str, ...]) -> bool:
+    """Whether the record's title, a tag or its content has ``keys`` one after the other
+    (stop words between them aside)."""
+    record = stored.record
+    texts = (record.title or "", *record.tags, record.content)
+    return any(_where(wording.fold(text), keys) is not None for text in texts)
+
+
+def _where(folded: str, keys: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where folded text has words giving ``keys`` one after the other (stop words between
+    them aside).
+
+    A regular expression finds where a candidate may begin (a word starting like the first
+    key, less its last letter, which stemming may change); only the words from there on are
+    read.
+    """
+    for begin in _start_pattern(keys[0]).finditer(folded):
+        wanted = 0
+        for word in wording.TERM_RE.finditer(folded, begin.start()):
+            text = word.group()
+            key = wording.word_key(text, wording.ENGLISH) if len(text) > 1 else None
+            if key is None:
+                continue
+            if key != keys[wanted]:
+                break
+            wanted += 1
+            if wanted == len(keys):
+                return begin.start(), word.end()
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _start_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![^\W_])" + re.escape(key[:-1] if len(key) > 2 else key))
 
 
 def _add_splits(
@@ -366,6 +511,7 @@ def record_words(stored: StoredRecord, record: Record) -> Words | None:
         None if canonical is None else sys.intern(canonical.namespace.id),
         language,
         None if canonical is None else stored.parts[-1],
+        _folder_keys(stored),
     )
 
 

@@ -74,9 +74,10 @@ class Words(NamedTuple):
     """What the index lists of one record: its terms and keys per part (title, path,
     content); per part, whether the keys of its terms are derived from them at query time
     rather than listed (``key_of`` of each term; the keys listed are then only the others);
-    its tag keys, its namespace (None for a legacy record), its language, and the name of
-    its file when that gives the path a term no other record has (a canonical record's
-    ``mem_<hex>.json``: the hex), which is listed under the name, not in an array.
+    its tag keys, its namespace (None for a legacy record), its language, the name of its
+    file when that gives the path a term no other record has (a canonical record's
+    ``mem_<hex>.json``: the hex), which is listed under the name, not in an array, and the
+    (English) keys of its folder names, which the index counts.
     """
 
     terms: tuple[Collection[str], Collection[str], Collection[str]]
@@ -86,6 +87,7 @@ class Words(NamedTuple):
     namespace: str | None
     language: str | None
     name: str | None = None
+    folder_keys: Collection[str] = ()
 
 
 # What a record's words are (None: not searchable, so not listed), computed by recall.
@@ -194,6 +196,10 @@ class SearchIndex:
         self._records: list[StoredRecord | None] = []
         self._languages: list[str | None] = []
         self._language_counts: Counter[str | None] = Counter()
+        self._by_language = _Table()  # the records of each stemming language ("" for none)
+        # The keys of the folder names of each record, and how many records served hold each.
+        self._folders: list[Collection[str]] = []
+        self._folder_counts: Counter[str] = Counter()
         self._live = bytearray()
         self._gone = 0
         # (terms, keys) x (title, path, content), then tags and namespaces.
@@ -223,6 +229,9 @@ class SearchIndex:
             self._records.append(stored)
             self._languages.append(words.language)
             self._language_counts[words.language] += 1
+            self._by_language.pending[_language_name(words.language)].append(number)
+            self._folders.append(words.folder_keys)
+            self._folder_counts.update(words.folder_keys)
             stored.index_number = number
             for tables, lists in ((self._tables[0], words.terms), (self._tables[1], words.keys)):
                 for table, listed in zip(tables, lists, strict=True):
@@ -252,6 +261,7 @@ class SearchIndex:
             self._records[number] = None
             self._live[number >> 3] &= ~(1 << (number & 7))
             self._language_counts[self._languages[number]] -= 1
+            self._folder_counts.subtract(self._folders[number])
             stored.index_number = -1
             self._gone += 1
             if self._gone > max(MIN_COMPACTION, len(self._records) - self._gone):
@@ -278,6 +288,32 @@ class SearchIndex:
     def live(self) -> int:
         """The bitmap of the records served."""
         return int.from_bytes(self._live, "little")
+
+    def language(self, language: str | None) -> int:
+        """The bitmap of the records of one stemming language."""
+        return self._bitmap(self._by_language, _language_name(language))
+
+    def in_folder_names(self, key: str) -> bool:
+        """Whether a folder name of a record served gives ``key`` (in English)."""
+        return self._folder_counts[key] > 0
+
+    def weights(self, tier: int, word: str, mask: int) -> dict[int, int]:
+        """Each record of ``mask`` holding ``word``, with the weight it earns by it."""
+        parts = [self.word(tier, part, word) & mask for part in PARTS]
+        held = parts[TITLE] | parts[PATH] | parts[CONTENT]
+        if not held:
+            return {}
+        size = (held.bit_length() + 7) // 8
+        title, path, content = (bits.to_bytes(size, "little") for bits in parts)
+        found = {}
+        for number in _numbers_of(held):
+            byte, bit = number >> 3, number & 7
+            found[number] = (
+                3 * (title[byte] >> bit & 1)
+                + 2 * (path[byte] >> bit & 1)
+                + (content[byte] >> bit & 1)
+            )
+        return found
 
     def namespace(self, namespace_id: str) -> int:
         """The bitmap of the canonical records of one namespace."""
@@ -357,7 +393,14 @@ class SearchIndex:
                 by_key.setdefault(key, set()).add(term)
 
     def _all_tables(self) -> tuple[_Table, ...]:
-        return (*self._tables[0], *self._tables[1], *self._derived, self._tags, self._namespaces)
+        return (
+            *self._tables[0],
+            *self._tables[1],
+            *self._derived,
+            self._tags,
+            self._namespaces,
+            self._by_language,
+        )
 
     def _flush(self) -> None:
         for table in self._all_tables():
@@ -433,6 +476,7 @@ class SearchIndex:
         for table in self._all_tables():
             table.compact(alive, renumbered)
         self._languages = list(compress(self._languages, alive))
+        self._folders = list(compress(self._folders, alive))
         self._named = {
             name: renumbered[number]
             for name, number in self._named.items()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,9 +78,17 @@ class Snapshot:
         self.skipped.sort(key=lambda entry: entry.path)
 
 
-def read_snapshot(store: MemoryStore, root: Path, scopes: Iterable[Scope]) -> Snapshot:
+def read_snapshot(
+    store: MemoryStore,
+    root: Path,
+    scopes: Iterable[Scope],
+    *,
+    known: Mapping[tuple[str, ...], Record] | None = None,
+) -> Snapshot:
     """The records and skipped entries of ``scopes`` below ``root``, read under its lock.
 
+    ``known`` holds records already read at their root-relative path parts (the store's
+    cached scans); a file the walk finds there is taken from it instead of being read again.
     A missing root is an empty notebook. Raises ``OSError`` when a folder cannot be listed
     and the store's errors when the root cannot be locked.
     """
@@ -92,7 +100,7 @@ def read_snapshot(store: MemoryStore, root: Path, scopes: Iterable[Scope]) -> Sn
                 if set(selected) == set(Scope):
                     snapshot.skipped += _strangers(root_fd)
                 for scope in selected:
-                    _read_scope(root_fd, scope, snapshot)
+                    _read_scope(root_fd, scope, snapshot, known or {})
     except NotFound:
         return snapshot
     snapshot.sort()
@@ -109,7 +117,9 @@ def _strangers(root_fd: int) -> list[Skipped]:
     ]
 
 
-def _read_scope(root_fd: int, scope: Scope, snapshot: Snapshot) -> None:
+def _read_scope(
+    root_fd: int, scope: Scope, snapshot: Snapshot, known: Mapping[tuple[str, ...], Record]
+) -> None:
     name = str(scope)
     status = files.lstat_at(root_fd, name)
     if status is None:
@@ -131,7 +141,7 @@ def _read_scope(root_fd: int, scope: Scope, snapshot: Snapshot) -> None:
         )
         for candidate in walked:
             parts = (name, *candidate.parts)
-            outcome = _read(scope_fd, candidate.parts, parts)
+            outcome = known.get(parts) or _read(scope_fd, candidate.parts, parts)
             if isinstance(outcome, str):
                 snapshot.skipped.append(Skipped("/".join(parts), outcome))
             else:

@@ -5,10 +5,11 @@ field that tripped it; it never reports what matched, where, or which rule fired
 refusal cannot echo a secret. :func:`explain` names the rule, for the operator's own
 command (``mymcp explain``) only.
 
-The rules are one table (:mod:`.rules`), run by one engine (:mod:`.engine`) in the
-contract's order: private keys, credentials, compact tokens, government identifiers, payment
-cards. For one value the first rule that refuses it names the reason; the first refused
-value, in the order the caller gives, decides the result.
+The rules are one table (``rules.toml``, one entry per rule, made into rules by
+:mod:`.rules`; the matchers written in Python are in :mod:`.matchers`), run by one engine
+(:mod:`.engine`) in the contract's order: private keys, credentials, compact tokens,
+government identifiers, payment cards. For one value the first rule that refuses it names
+the reason; the first refused value, in the order the caller gives, decides the result.
 """
 
 from __future__ import annotations

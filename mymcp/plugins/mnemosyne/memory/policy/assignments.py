@@ -175,8 +175,13 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
     if literal is None:
         return None
     found, quoted = literal
-    if mode == "bare" and (not (spaced or len(parts) == 1) or "=" in found.rstrip("=")):
-        return None  # "per token trace_id=9b79…": the word after is an assignment of its own
+    if mode == "bare" and (
+        not (spaced or len(parts) == 1)
+        or _ASSIGNS.match(found) is not None
+        or not value[at - 1].isspace()
+        or found.startswith("#")
+    ):
+        return None  # "per token trace_id=9b79…", "?q=password+reset", "password #note"
     if (
         mode == "bare"
         and kind == "password"
@@ -190,10 +195,14 @@ def _at(text: Text, raw_start: int) -> Assignment | None:
         and found.islower()
         and _CONTINUES.match(value, at + len(found)) is not None
     )
+    reads = parts[-1] in _READERS or len(parts) > 1 and parts[-2] in _READING_VERBS
+    if mode == "call" and reads:
+        return None  # getpass("Password: "), keyring.get_password("github", user)
     return Assignment(kind, parts[-1], found, quoted, mode, continues)
 
 
 _CONTINUES = re.compile(r"[ \t]+[a-z]")
+_ASSIGNS = re.compile(r"[A-Za-z_][\w.-]*=(?!=*$)")  # trace_id=9b79…: an assignment of its own
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
 # After the name: a closing quote and bracket ("]), the operator, a YAML tag.
 _OPERATOR = re.compile(
@@ -210,7 +219,7 @@ _PHRASE_OPENERS = (
 _LINKERS = "is was are ist lautet war est es é è är er on je to jest este adalah ialah".split()
 _LINKER = re.compile(
     r"(?:[ \t]+(?:" + "|".join(_PHRASE_OPENERS) + r")[ \t]+(?:[^\n.!?:=)\]]|\.(?=\S)){1,40}?)?"
-    r"[ \t]*(?P<op>:|=|—|–|->|" + "|".join(rf"\b{word}\b" for word in _LINKERS) + ")"
+    r"[ \t]*(?P<op>:(?!//)|=|—|–|->|" + "|".join(rf"\b{word}\b" for word in _LINKERS) + ")"
     r"(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to|just|simply))?[ \t]*",
     re.IGNORECASE,
 )
@@ -255,6 +264,7 @@ def _join(value: str, start: int, end: int, *, flag: bool) -> tuple[str, int]:
     return ("code" if flag or directive else "bare"), operator.end()
 
 
+_EXPRESSION = re.compile(r"""\$\{\{[ \t]*(?P<q>["'])(?P<literal>[^"'\n]{1,300})(?P=q)[ \t]*\}\}""")
 _BARE = re.compile(r"""[^\s"'`,;&<>]+""")
 
 
@@ -264,6 +274,8 @@ def _literal(value: str, at: int, mode: str) -> tuple[str, bool] | None:
     if mode == "element":
         stop = value.find("</", at, at + 302)
         return (value[at:stop], False) if stop > at and "\n" not in value[at:stop] else None
+    if (expression := _EXPRESSION.match(value, at)) is not None:
+        return expression.group("literal"), True  # ${{ 'literal' }}: a workflow's constant
     close = _QUOTES.get(value[at])
     if close is not None:
         stop = value.find(close, at + 1, at + 302)
@@ -284,13 +296,23 @@ _BARE_NAMES = frozenset(
 
 
 def _bare_password(last: str, found: str) -> bool:
-    if last not in _BARE_NAMES or len(found) > 32 or any(char in found for char in ":/.()?=&"):
+    if last in _BARE_NAMES and values.passphrase(found):
+        return True
+    if last not in _BARE_NAMES or len(found) > 32 or any(char in found for char in ":/.()"):
         return False
-    return values.looks_strong(found)
+    if values.looks_strong(found):
+        return True
+    # "pass" is also Python's statement; "password" autocomplete=… an attribute of HTML
+    words = last != "pass" and not found.isdigit() and not any(char in found for char in "?=&")
+    return words and values.prose_password(found)
 
 
 # Calls that read a secret: their string argument is a prompt or a variable's name.
 _READERS = frozenset({"getpass", "getenv", "askpass", "prompt"})
+_READING_VERBS = frozenset(
+    "get read load fetch lookup retrieve find ask prompt request query has check delete remove "
+    "clear reset".split()
+)
 
 
 def is_secret(assignment: Assignment) -> bool:
@@ -298,8 +320,6 @@ def is_secret(assignment: Assignment) -> bool:
     value, mode = assignment.value, assignment.mode
     if values.compact_token(value):
         return False  # "jwt=eyJ…" is reported as a compact token
-    if mode == "call" and assignment.name.lower() in _READERS:
-        return False  # getpass("Password: "): the argument is the prompt, not the secret
     if assignment.kind == "password":
         if assignment.continues or values.is_placeholder(
             value, name=assignment.name, quoted=assignment.quoted

@@ -137,6 +137,13 @@ def _korea(number: str) -> bool:  # nobody alive was born in the 1800s (digits 9
     return number[6] not in "90" and stdnum("kr.rrn")(number)
 
 
+_USCIS_CENTRES = ("EAC", "WAC", "LIN", "SRC", "MSC", "NBC", "IOE", "YSC")
+
+
+def _uscis(number: str) -> bool:  # a USCIS receipt number names the centre that issued it
+    return number[:3] in _USCIS_CENTRES
+
+
 # The validators of the national numbers that python-stdnum does not cover (or, for
 # Denmark and Korea, covers more loosely than a number written without a label needs).
 NATIONAL: dict[str, Validator] = {
@@ -151,5 +158,6 @@ NATIONAL: dict[str, Validator] = {
         "au.medicare": _medicare,
         "dk.cpr": _denmark,
         "kr.rrn": _korea,
+        "us.uscis": _uscis,
     }.items()
 }

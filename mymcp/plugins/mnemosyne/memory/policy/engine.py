@@ -1,13 +1,14 @@
 """The engine: a table of named rules, run in order over one prepared text.
 
 A :class:`Rule` is data: a stable id, the reason it reports, the keywords that let it run,
-a finder that yields candidates and a validator that accepts or rejects each candidate. Its
-samples (texts it must refuse, look-alikes it must store) are kept under its id in
-``samples.toml``, and the tests run them.
+a finder that yields candidates and a validator that accepts or rejects each candidate
+(:mod:`.rules` makes them from the entries of ``rules.toml``).
 
 :class:`Table` is the prefilter and the loop. Before any rule runs it makes one pass over
 the text that finds which keywords occur, and so which rules can apply; then it tries
 those rules in table order and returns the first whose finder yields a valid candidate.
+The prefilter only skips rules that cannot apply: a rule run on its own finds what it
+needs itself and decides the same.
 A keyword is found in one of three ways:
 
 - a word of lowercase ASCII letters and digits must be a whole word of the text (a run of
@@ -16,6 +17,8 @@ A keyword is found in one of three ways:
 - any other keyword (punctuation, letters outside ASCII, or a word written with a leading
   ``*``) is found anywhere in the lowercase text: ``-----``, ``://``, ``пароль``,
   ``*pass`` (in "DB_PASSWORD" and "mypassword");
+- a keyword written with a leading ``#`` is found in the shape bytes (see ``_SHAPE``):
+  ``#000-00-0000`` where a social security number's digits stand, ``#0`` where any digit;
 - the keywords of a rule marked ``tokens`` are found case-sensitively in the long tokens
   (see :meth:`Text.tokens`): as a prefix at the start of a token (``glpat-``), or anywhere
   in one when written with a leading ``*`` (``*AKIA``).
@@ -64,10 +67,11 @@ class Text:
 
     ``value`` has every decimal digit written in ASCII, ``lower`` is it in lower case,
     ``shape`` its shape bytes (see ``_SHAPE``) and ``words`` the set of its lowercase
-    ASCII words. ``cache`` keeps what several rules share (assignments, numbers).
+    ASCII words. ``cache`` keeps what several rules compute alike (assignments, numbers),
+    each computed by the first rule that asks for it.
     """
 
-    __slots__ = ("value", "lower", "shape", "words", "cache", "present", "hits")
+    __slots__ = ("value", "lower", "shape", "words", "cache")
 
     def __init__(self, raw: str) -> None:
         value = raw if raw.isascii() or not _FOREIGN_DIGIT.search(raw) else _fold(raw)
@@ -79,8 +83,6 @@ class Text:
         self.shape = encoded.translate(_SHAPE)
         self.words = frozenset(encoded.translate(_WORDS).split())
         self.cache: dict[str, Any] = {}
-        self.present: set[str] = set()
-        self.hits: dict[str, list[int]] = {}
 
     def tokens(self) -> tuple[list[tuple[int, int]], str]:
         """The white-space delimited stretches that hold 15 or more token characters in a
@@ -156,13 +158,16 @@ class Table:
         inside: set[str] = set()
         prefixes: set[str] = set()
         in_tokens: set[str] = set()
+        shapes: set[str] = set()
         for number, rule in enumerate(self.rules):
             if not rule.keywords:
                 self._always.append(number)
             for keyword in rule.keywords:
                 key = _key(keyword, rule.tokens)
                 self._index[key].append(number)
-                if key.startswith("T:"):
+                if key.startswith("s:"):
+                    shapes.add(key[2:])
+                elif key.startswith("T:"):
                     in_tokens.add(keyword[1:])
                 elif rule.tokens:
                     prefixes.add(keyword)
@@ -171,17 +176,18 @@ class Table:
                 else:
                     inside.add(key[2:])
         self._words = frozenset(words)
+        self._shapes = tuple((shape, shape.encode()) for shape in sorted(shapes))
         self._inside_ascii = tuple(sorted(word for word in inside if word.isascii()))
-        self._foreign, self._tails = _foreign_pattern([w for w in inside if not w.isascii()])
+        self._foreign, self._tails = foreign_pattern([w for w in inside if not w.isascii()])
         self._in_tokens = tuple(sorted(in_tokens))
         self._prefixes = _prefix_pattern(prefixes)
         # A hit names the longest prefix found there; the shorter ones it starts with hit too.
         self._within = {p: [q for q in prefixes if p.startswith(q)] for p in prefixes}
 
     def prefilter(self, text: Text) -> list[Rule]:
-        """The rules that can apply to ``text``, in table order (fills ``text.present``)."""
-        present = text.present
-        present.update("w:" + word.decode() for word in text.words & self._words)
+        """The rules that can apply to ``text``, in table order."""
+        present = {"w:" + word.decode() for word in text.words & self._words}
+        present.update("s:" + shape for shape, raw in self._shapes if raw in text.shape)
         present.update("i:" + word for word in self._inside_ascii if word in text.lower)
         if self._foreign is not None and not text.value.isascii():
             present.update(
@@ -192,9 +198,7 @@ class Table:
             present.update("T:" + word for word in self._in_tokens if word in token_text)
         if token_text and self._prefixes is not None:
             for match in self._prefixes.finditer(token_text):
-                for prefix in self._within[match.group()]:
-                    text.hits.setdefault(prefix, []).append(match.start())
-            present.update("t:" + prefix for prefix in text.hits)
+                present.update("t:" + prefix for prefix in self._within[match.group(1)])
         numbers = {number for key in present for number in self._index.get(key, ())}
         return [self.rules[number] for number in sorted(numbers.union(self._always))]
 
@@ -205,6 +209,8 @@ class Table:
 
 
 def _key(keyword: str, tokens: bool) -> str:
+    if keyword.startswith("#"):
+        return "s:" + keyword[1:]
     if tokens:
         return ("T:" + keyword[1:]) if keyword.startswith("*") else ("t:" + keyword)
     if keyword.isascii() and keyword.isalnum() and keyword.islower() or keyword.isdigit():
@@ -212,7 +218,7 @@ def _key(keyword: str, tokens: bool) -> str:
     return "i:" + keyword.removeprefix("*").lower()
 
 
-def _foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+def foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     """One pattern for the keywords with letters outside ASCII, and the keyword each of its
     matches belongs to. Each alternative opens with the keyword's first such letter (the
     letters before it are checked behind), so the engine skips every character that opens
@@ -229,7 +235,8 @@ def _foreign_pattern(words: list[str]) -> tuple[re.Pattern[str] | None, dict[str
 
 def _prefix_pattern(prefixes: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for the token prefixes, grouped by first character, found where no
-    letter or digit stands before them (a longer prefix is tried first)."""
+    letter or digit stands before them (a longer prefix is tried first, and one that
+    starts inside another is found too)."""
     groups: dict[str, list[str]] = defaultdict(list)
     for prefix in prefixes:
         groups[prefix[0]].append(re.escape(prefix[1:]))
@@ -239,4 +246,4 @@ def _prefix_pattern(prefixes: Iterable[str]) -> re.Pattern[str] | None:
         re.escape(first) + "(?:" + "|".join(sorted(rests, key=len, reverse=True)) + ")"
         for first, rests in sorted(groups.items())
     )
-    return re.compile("(?<![A-Za-z0-9])(?:" + "|".join(branches) + ")")
+    return re.compile("(?<![A-Za-z0-9])(?=(" + "|".join(branches) + "))")

@@ -76,10 +76,20 @@ _AFTER = re.compile(
 )
 
 
+_LABEL_NUMBER = re.compile(rb"[Aa]{2}-0{1,3}")
+
+
+def _label_number(shape: bytes, digit: int) -> bool:
+    """The digits that end at ``digit`` are one to three glued to a word by a hyphen."""
+    return any(_LABEL_NUMBER.fullmatch(shape, digit - n - 2, digit + 1) for n in (1, 2, 3))
+
+
 def _reach(text: Text, start: int) -> int:
     """Where the words that can label the number at ``start`` begin."""
     reach = max(0, start - _BEFORE)
-    reach = max(reach, text.shape.rfind(b"0", reach, start) + 1)  # another number before
+    digit = text.shape.rfind(b"0", reach, start)  # another number before, unless a label's
+    if digit >= 0 and not _label_number(text.shape, digit):  # ISBN-13, EAN-8
+        reach = digit + 1
     line = text.value.rfind("\n", reach, start)
     if line >= 0 and text.value[line + 1 : start].strip():
         reach = line + 1  # only a number that opens its line takes a label from above
@@ -103,6 +113,8 @@ def _nearest(before: list[str], digits: int, ssn: bool) -> str | None:
         pair = (lowered[index - 1], word) if index else ("", "")
         if pair in words.PHRASES and not (pair[0] == "id" and _benign(lowered, index - 2)):
             return "identity"
+        if word == "id" and _benign(lowered, index - 1):
+            return words.BENIGN  # "page id", "row id": whatever its length
         label = words.LABELS.get(word) or next(
             (kind for infix, kind in words.LABEL_INFIXES if infix in word), None
         )

@@ -25,21 +25,60 @@ _PLACEHOLDER_WORD = re.compile(
     "|".join(rf"(?<![0-9a-z]){word}|{word}(?![0-9a-z])" for word in _PLACEHOLDER_WORDS),
     re.IGNORECASE,
 )
-_MASK = re.compile(r"[*\u2022\u25cf\u00b7\u2219#?_]{3}|[xX]{4}|0{8}|\.{3}|\u2026")
+_MASK = re.compile(r"([*\u2022\u25cf\u00b7\u2219#?_])\1\1|[xX]{4}|0{8}|\.{3}|\u2026")
 # References to a secret kept elsewhere, inside a string literal too.
-_TEMPLATE = re.compile(r"\$[A-Za-z_{(]|%[A-Za-z_][A-Za-z0-9_]*%|\{[A-Za-z_][\w.]*\}")
+_TEMPLATE = re.compile(
+    r"\$(?:[A-Za-z_]\w*(?![\w$])|[{(])|%[A-Za-z_][A-Za-z0-9_]*%|\{[A-Za-z_][\w.:-]*\}"
+)
 # References that only code or configuration writes unquoted: names, calls, paths, stores.
 _REFERENCE = re.compile(
     r"""
-    [A-Za-z_$][A-Za-z_$]*\d{0,2}(?:\.[A-Za-z_$][A-Za-z_$]*\d{0,2})+$  # config.password
-    | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$   # API_KEY, DB_PASSWORD
-    | [\w.$]*[(\[]                     # getpass(), os.environ[...]
+    [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$     # API_KEY, DB_PASSWORD
+    | [\w.$:>-]*[(\[]                  # getpass(), os.environ[...], std::env::var(...)
     | ~/ | \.\.?/ | [A-Za-z]:\\ | /[\w.-]+/ | /(?:run|etc|var|home|usr|tmp|opt|mnt|srv)\b
     | (?:file|op|vault|ref\+[a-z]+|sm|awssm|gcpsm|azkv|secretsmanager|kms|arn|projects)[:/]
-    | @Microsoft\.KeyVault | ENC\[ | !vault
+    | @Microsoft\.KeyVault | ENC\[
+    | !(?:vault|unsafe|secret|env|include|Ref|Sub|GetAtt|ImportValue|Join|Select|FindInMap
+      |Base64|If|Transform)$      # YAML tags (Ansible, Home Assistant, CloudFormation)
     """,
     re.VERBOSE,
 )
+# config.db.password, self.token, process.env.API_KEY: a dotted name is a reference when it
+# starts at a known object or a part is written as code writes names or names a secret;
+# comet.comet.biscuit and Falcon.lemon58 are passphrases.
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_OBJECTS = frozenset(
+    """self this os process env environ config cfg conf settings options opts args argv params
+    vars var local data module secrets inputs github steps needs matrix values app ctx context
+    request req form user db database credentials creds props state window document item
+    each""".split()
+)
+# The name of a secret rather than one: api-key, db_password, prod-signing-key.
+_SECRET_NAME_WORDS = frozenset(
+    "password passwd pwd pass secret secrets token key apikey auth credential credentials creds "
+    "cred".split()
+)
+
+
+def _dotted_reference(value: str) -> bool:
+    if _DOTTED.fullmatch(value) is None:
+        return False
+    parts = value.split(".")
+    return parts[0].lower() in _OBJECTS or any(
+        "_" in part
+        or "$" in part
+        or not part[1:].islower()
+        and part[1:].isalpha()
+        or part.lower() in _SECRET_NAME_WORDS
+        for part in parts
+    )
+
+
+def _secret_name(value: str) -> bool:
+    parts = [part.lower() for part in _PARTS.split(value) if part]
+    return len(parts) > 1 and _wordy(value) and not _SECRET_NAME_WORDS.isdisjoint(parts)
+
+
 _DIGEST_LABEL = re.compile(r"(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?)[:-]", re.IGNORECASE)
 _PARTS = re.compile(r"[_.\-/:]+")
 _WORD_CASE = re.compile(r"[a-z]+|[A-Z]+|(?:[A-Z]?[a-z]{2,})+[A-Z]{0,3}")
@@ -74,7 +113,9 @@ def is_placeholder(value: str, *, name: str = "", quoted: bool = False, words: b
         return True
     if _TEMPLATE.match(value):
         return True
-    return not quoted and _REFERENCE.match(value) is not None
+    if quoted:
+        return False
+    return _REFERENCE.match(value) is not None or _dotted_reference(value) or _secret_name(value)
 
 
 # What may stand before the X's or zeros of a placeholder body: a lowercase word and a
@@ -171,16 +212,26 @@ def looks_like_password(value: str, *, quoted: bool, strict: bool) -> bool:
         return True
     if value.lower().startswith(("http://", "https://", "www.")):
         return False
-    if quoted:
+    if quoted or passphrase(value):
         return True
     if value.isdigit():
         return len(value) >= 6
+    if _ADJECTIVE.fullmatch(value):
+        return False  # "the password is case-sensitive"
     digits, letters, symbol, _ = _classes(value)
     inner_capital = any(char.isupper() for char in value[1:])
     return len(value) >= 6 and bool(letters and (digits or symbol or inner_capital))
 
 
 _INNER_DIGIT = re.compile(r"[A-Za-z]\d+[A-Za-z]")
+_ADJECTIVE = re.compile(r"[a-z]+-[a-z]+")
+# Three words or more joined by one of "." "-" "_" (digits and a symbol may close it).
+_PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?P<join>[-._])[A-Za-z]{3,}(?:(?P=join)[A-Za-z]{3,})+\d*\W?")
+
+
+def passphrase(value: str) -> bool:
+    """Words joined into a passphrase: comet.comet.biscuit, winter-otter-garden."""
+    return _PASSPHRASE.fullmatch(value) is not None and not is_placeholder(value)
 
 
 def prose_password(value: str) -> bool:
