@@ -260,6 +260,9 @@ class Server:
     # The CPUs the server may run on (``taskset -c``), where taskset exists.
     cpus: str | None = None
     health_path: str = "/health"
+    # Another checkout of MyMCP to serve from (say, a ``git worktree`` of main), instead of
+    # this one; the interpreter and its packages stay the same.
+    checkout: Path | None = None
     # More variables for the server's environment (MYMCP_REQUIRE_TOKEN, say).
     environment: Mapping[str, str] = field(default_factory=dict)
     _process: subprocess.Popen[bytes] | None = None
@@ -275,13 +278,15 @@ class Server:
         env = child_environment(
             Path(self._home.name), self.memory_root, {**chosen, **self.environment}
         )
+        if self.checkout is not None:
+            env["PYTHONPATH"] = str(self.checkout)
         self.port = free_port()
         app_dir = ["--app-dir", str(self.app_dir)] if self.app_dir is not None else []
         options = [*app_dir, "--no-access-log", "--log-level", "warning"]
         command = [*pinned(self.cpus), *uvicorn_command(self.port, *options, factory=self.factory)]
         self._process = subprocess.Popen(
             command,
-            cwd=REPO_ROOT,
+            cwd=self.checkout or REPO_ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -345,8 +350,10 @@ class McpHttp:
     envelope and the ``Mcp-Method`` (and ``Mcp-Name``) headers of that revision.
     """
 
-    def __init__(self, server: Server, protocol_version: str | None = None) -> None:
-        self._connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30.0)
+    def __init__(
+        self, server: Server, protocol_version: str | None = None, *, timeout: float = 30.0
+    ) -> None:
+        self._connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
         self._headers = dict(_JSON_HEADERS)
         if protocol_version is not None:
             self._headers["MCP-Protocol-Version"] = protocol_version

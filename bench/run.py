@@ -25,6 +25,7 @@ import recall_inspect  # noqa: E402
 import recall_quality  # noqa: E402
 import recall_tiers  # noqa: E402
 import remember  # noqa: E402
+import scale  # noqa: E402
 import startup  # noqa: E402
 import transfer  # noqa: E402
 from common import DEFAULT_SIZES  # noqa: E402
@@ -37,6 +38,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("recall_tiers", recall_tiers.run),
     ("listing", listing.run),
     ("remember", remember.run),
+    ("scale", scale.run),
     ("policy", policy.run),
     ("policy_scan", policy_scan.run),
     ("eras", eras.run),

@@ -21,15 +21,15 @@ PROJECT = Scope.PROJECT
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
-    """The record files read, by their parts below the scan's start directory."""
+    """The record files read, by their names."""
     seen: list[tuple[str, ...]] = []
-    real = files.read_candidate
+    real = files.read_file_at
 
-    def counting(start_fd: int, parts: tuple[str, ...]) -> files.FileContent:
-        seen.append(parts)
-        return real(start_fd, parts)
+    def counting(dir_fd: int, name: str) -> files.FileContent:
+        seen.append((name,))
+        return real(dir_fd, name)
 
-    monkeypatch.setattr(files, "read_candidate", counting)
+    monkeypatch.setattr(files, "read_file_at", counting)
     return seen
 
 

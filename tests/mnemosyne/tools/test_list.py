@@ -1010,14 +1010,14 @@ def test_list_pages_reuse_unchanged_files(
     for number in range(6):
         _v2(memory_root, number)
     monkeypatch.setattr(scan, "RACY_WINDOW_NS", -(10**15))
-    reads: list[tuple[str, ...]] = []
-    original = files.read_candidate
+    reads: list[str] = []
+    original = files.read_file_at
 
-    def counting(start_fd: int, parts: tuple[str, ...]) -> files.FileContent:
-        reads.append(parts)
-        return original(start_fd, parts)
+    def counting(dir_fd: int, name: str) -> files.FileContent:
+        reads.append(name)
+        return original(dir_fd, name)
 
-    monkeypatch.setattr(files, "read_candidate", counting)
+    monkeypatch.setattr(files, "read_file_at", counting)
 
     pages = _walk(client, 2, scope="project")
 

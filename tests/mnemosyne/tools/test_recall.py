@@ -293,7 +293,7 @@ def test_recall_unexpected_failure_is_a_bounded_internal_error(
     def explode(self: MemoryStore, root: Path, scope: Any) -> Any:
         raise RuntimeError("SECRET-DETAIL")
 
-    monkeypatch.setattr(MemoryStore, "recall_scan", explode)
+    monkeypatch.setattr(MemoryStore, "followed_scope", explode)
     caplog.set_level(logging.INFO)
     response = client.post(
         json.dumps(
@@ -689,33 +689,31 @@ def test_recall_tokenizes_and_reads_unchanged_files_only_once(
     monkeypatch.setattr(scan, "RACY_WINDOW_NS", -(10**12))
     for number in range(20):
         _canonical(memory_root, number, content=f"zebra number {number}")
-    tokenized: list[str] = []
-    reads: list[tuple[str, ...]] = []
-    real_terms, real_read = recall_service.terms, files.read_candidate
+    described: list[str] = []
+    reads: list[str] = []
+    real_words, real_read = recall_service.record_words, files.read_file_at
 
-    def counting_terms(text: str) -> frozenset[str]:
-        tokenized.append(text)
-        return real_terms(text)
+    def counting_words(stored: Any, record: Any) -> Any:
+        described.append(stored.id)
+        return real_words(stored, record)
 
-    def counting_read(fd: int, parts: tuple[str, ...]) -> files.FileContent:
-        reads.append(parts)
-        return real_read(fd, parts)
+    def counting_read(fd: int, name: str) -> files.FileContent:
+        reads.append(name)
+        return real_read(fd, name)
 
-    monkeypatch.setattr(recall_service, "terms", counting_terms)
-    monkeypatch.setattr(files, "read_candidate", counting_read)
+    monkeypatch.setattr(recall_service, "record_words", counting_words)
+    monkeypatch.setattr(files, "read_file_at", counting_read)
     assert len(_ids(_recall(client))) == 5
-    assert len(reads) == 20 and len(tokenized) > 20
-    tokenized.clear()
+    assert len(reads) == 20 and sorted(described) == sorted(_mem_id(n) for n in range(20))
+    described.clear()
     reads.clear()
     assert len(_ids(_recall(client, query="number zebra"))) == 5
-    assert reads == []
-    assert tokenized == ["number zebra"]
-    # A changed file is read and tokenized again, and only that one.
+    assert reads == [] and described == []
+    # A changed file is read and its words worked out again, and only that one.
     _canonical(memory_root, 3, title="okapi", content="zebra number 3")
-    tokenized.clear()
     assert _ids(_recall(client, query="okapi")) == [_mem_id(3)]
-    assert len(reads) == 1
-    assert "okapi" in tokenized and len(tokenized) == 4  # query, title, path, content
+    assert reads == [f"{_mem_id(3)}.json"]
+    assert described == [_mem_id(3)]
 
 
 def test_recall_never_creates_or_changes_anything(

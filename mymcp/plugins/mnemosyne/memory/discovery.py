@@ -26,6 +26,7 @@ __all__ = [
     "Entries",
     "count_candidates",
     "list_entries",
+    "summarize",
     "walk",
 ]
 
@@ -160,13 +161,33 @@ class _Walker:
         candidates.append(_new_candidate(((*prefix, name), identity)))
 
 
-def count_candidates(fd: int, max_depth: int, limit: int = files.MAX_CANDIDATES) -> int:
+# What counting needs of one directory: its candidates, and its subdirectories by name.
+Summary = tuple[int, tuple[str, ...]]
+
+
+def summarize(entries: Entries) -> Summary:
+    """The candidates and the subdirectories of a listed directory."""
+    count = sum(1 for _, kind in entries if kind is _CANDIDATE)
+    return count, tuple(name for name, kind in entries if kind is _DIRECTORY)
+
+
+def _listed_summary(fd: int) -> Summary:
+    return summarize(list_entries(fd))
+
+
+def count_candidates(
+    fd: int,
+    max_depth: int,
+    limit: int = files.MAX_CANDIDATES,
+    summary_of: Callable[[int], Summary] = _listed_summary,
+) -> int:
     """Candidates below ``fd`` as a walk would find them, without stat-ing or reading any.
 
     Symlinks are never followed; raises :class:`CandidateLimitExceeded` once over ``limit``.
+    ``summary_of`` sums a directory up (a cache of listings may answer instead).
     """
     try:
-        return _count_candidates(fd, 0, max_depth, limit)
+        return _count_candidates(fd, 0, max_depth, limit, summary_of)
     except _OverBudget:
         raise CandidateLimitExceeded(limit=limit) from None
 
@@ -175,23 +196,19 @@ class _OverBudget(Exception):
     """A count went past what was left of the limit."""
 
 
-def _count_candidates(fd: int, depth: int, max_depth: int, budget: int) -> int:
-    count = 0
-    for entry in files.list_directory(fd):
-        kind = _classify(entry)  # a symlink or an entry that cannot be classified: neither
-        if kind is _DIRECTORY and depth < max_depth:
-            count += _count_subdirectory(fd, entry.name, depth + 1, max_depth, budget - count)
-        elif kind is _CANDIDATE:
-            count += 1
+def _count_candidates(
+    fd: int, depth: int, max_depth: int, budget: int, summary_of: Callable[[int], Summary]
+) -> int:
+    count, subdirectories = summary_of(fd)
+    if count > budget:
+        raise _OverBudget()
+    for name in subdirectories if depth < max_depth else ():
+        try:
+            child = files.open_subdirectory(fd, name)
+        except files.SymlinkRefused:
+            continue  # replaced by a symlink since it was listed: skipped like any symlink
+        with files.closing_fd(child):
+            count += _count_candidates(child, depth + 1, max_depth, budget - count, summary_of)
         if count > budget:
             raise _OverBudget()
     return count
-
-
-def _count_subdirectory(parent_fd: int, name: str, depth: int, max_depth: int, budget: int) -> int:
-    try:
-        child = files.open_subdirectory(parent_fd, name)
-    except files.SymlinkRefused:
-        return 0  # replaced by a symlink since it was listed: skipped like any symlink
-    with files.closing_fd(child):
-        return _count_candidates(child, depth, max_depth, budget)

@@ -16,6 +16,7 @@ differently per Tool), unless the error carries a fixed one.
      │                                             deletion_outcome_uncertain
      └── StorageError            storage_error
           ├── SourceUnavailable                    memory_source_unavailable
+          │    └── RecordChanged                   (a record's file changed under a read)
           └── CandidateLimitExceeded               candidate_limit_exceeded
 
 A storage failure or an uncertain outcome that the store reports carries a
@@ -124,6 +125,11 @@ class StorageError(MnemosyneError):
 
 class SourceUnavailable(StorageError):
     default_code = "memory_source_unavailable"
+
+
+class RecordChanged(SourceUnavailable):
+    """A record's file changed or went away between the scan that found it and the moment
+    its whole record was read again; a read that meets it may start over once."""
 
 
 class CandidateLimitExceeded(StorageError):

@@ -269,7 +269,7 @@ def read_candidate(start_fd: int, parts: tuple[str, ...]) -> FileContent:
     try:
         dir_fd = open_beneath(start_fd, parts[:-1])
     except OSError as exc:
-        raise EntrySkipped(_open_failure_reason(exc)) from exc
+        raise EntrySkipped(open_failure_reason(exc)) from exc
     with closing_fd(dir_fd):
         return read_file_at(dir_fd, parts[-1])
 
@@ -279,7 +279,7 @@ def read_file_at(dir_fd: int, name: str) -> FileContent:
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
-        raise EntrySkipped(_open_failure_reason(exc)) from exc
+        raise EntrySkipped(open_failure_reason(exc)) from exc
     with closing_fd(fd):
         try:
             return _read_open_file(fd)
@@ -287,7 +287,8 @@ def read_file_at(dir_fd: int, name: str) -> FileContent:
             raise EntrySkipped(UNREADABLE) from exc
 
 
-def _open_failure_reason(exc: OSError) -> str:
+def open_failure_reason(exc: OSError) -> str:
+    """The skip reason of a record file whose directory or file could not be opened."""
     return SYMLINK if exc.errno in (errno.ELOOP, errno.ENOTDIR) else UNREADABLE
 
 
@@ -298,7 +299,12 @@ def _read_open_file(fd: int) -> FileContent:
         raise EntrySkipped(UNREADABLE)
     if status.st_size > MAX_RECORD_BYTES:
         raise EntrySkipped(OVERSIZED, identity)
-    data = read_at_most(fd, MAX_RECORD_BYTES + 1)
+    # One read of the size the file had takes a regular file whole; one that grew since is
+    # read on to the end (or past the limit).
+    expected = status.st_size + 1
+    data = os.read(fd, expected)
+    if len(data) == expected:
+        data += read_at_most(fd, MAX_RECORD_BYTES + 1 - len(data))
     if len(data) > MAX_RECORD_BYTES:
         raise EntrySkipped(OVERSIZED, identity)
     return FileContent(data, identity)

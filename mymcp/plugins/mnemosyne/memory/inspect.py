@@ -60,15 +60,15 @@ def load_current(
 
 def _legacy(store: MemoryStore, root: Path, reference: LegacyReference) -> Record:
     matches = [
-        stored.record
+        stored
         for stored in store.inspect_legacy_scan(root, reference.scope)
-        if isinstance(stored.record, LegacyRecord) and stored.record.id == reference.id
+        if stored.legacy_id == reference.id
     ]
     if not matches:
         raise NotFound()
     if len(matches) > 1:
         raise Conflict("ambiguous_reference")
-    return matches[0]
+    return matches[0].record
 
 
 def memory_view(record: Record, scope: Scope) -> JsonObject:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Literal
 
 from mymcp.plugins.mnemosyne.memory import cursors
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, LegacyRecord
 from mymcp.plugins.mnemosyne.memory.store import CollectionMode, MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 
@@ -205,27 +204,27 @@ def _view(root: Path, selector: Selector, scanned: list[StoredRecord]) -> _View:
 def _build_view(selector: Selector, scanned: list[StoredRecord]) -> _View:
     selected = scanned
     if selector.namespace_id is not None:
-        selected = [s for s in scanned if isinstance(s.record, CanonicalRecord)]
+        selected = [stored for stored in scanned if stored.is_canonical]
     ordered = sorted(selected, key=_order_key)
-    legacy_ids = Counter(s.record.id for s in ordered if isinstance(s.record, LegacyRecord))
+    legacy_ids = Counter(s.legacy_id for s in ordered if s.legacy_id is not None)
     items = tuple(ListedItem(s, _inspectability(s, legacy_ids)) for s in ordered)
     return _View(items)
 
 
 def _inspectability(stored: StoredRecord, legacy_ids: Counter[str]) -> str:
-    if isinstance(stored.record, LegacyRecord) and legacy_ids[stored.record.id] > 1:
+    if stored.legacy_id is not None and legacy_ids[stored.legacy_id] > 1:
         return AMBIGUOUS
     return EXACT
 
 
 def _order_key(stored: StoredRecord) -> tuple[object, ...]:
-    record = stored.record
-    if isinstance(record, LegacyRecord):
-        return (1, record.id, stored.scope_path)
-    collection = record.collection
-    if collection is None:
-        return (2, record.namespace.id, 0, "", record.id)
-    return (2, record.namespace.id, 1, collection.id, record.id)
+    # What the order needs is in the path of a canonical record and the legacy ID.
+    if stored.legacy_id is not None:
+        return (1, stored.legacy_id, stored.scope_path)
+    parts = stored.parts
+    if len(parts) == 3:
+        return (2, parts[1], 0, "", stored.id)
+    return (2, parts[1], 1, parts[2], stored.id)
 
 
 def _snapshot_entry(stored: StoredRecord) -> list[object]:
@@ -233,8 +232,6 @@ def _snapshot_entry(stored: StoredRecord) -> list[object]:
 
 
 def _identity(stored: StoredRecord) -> list[object]:
-    record = stored.record
-    if isinstance(record, LegacyRecord):
-        return [1, record.id]
-    collection_id = record.collection_id
-    return [2, record.namespace.id, collection_id, record.id]
+    if stored.legacy_id is not None:
+        return [1, stored.legacy_id]
+    return [2, stored.namespace_id, stored.collection_id, stored.id]

@@ -12,42 +12,43 @@ When the exact tier has fewer than five records, a wider tier fills the places l
 records it did not match that share a *key* with the query (see :mod:`.wording`: folded,
 stemmed, joined or spelled-as-written forms of words), ranked by the same weights and ties;
 a query word cut in two (``healthcare``) also meets a record holding both halves side by
-side. A wider hit names the query words that led to it instead of terms and tags.
+side. A wider hit names the query words that led to it instead of terms and tags. When both
+leave places, the meaning tier (:mod:`.meaning`) fills them with English records holding words
+the query's words may mean.
 
-Each record's terms and their weights are computed once and kept in the store's per-file
-memo (``StoredRecord.derived``), which goes away with the file version it describes. An
-inverted index per scope follows the store's scans by difference, so a call tokenizes only
-its query and reads the postings of its few terms.
-
-Memory: a term is kept once however many records hold it (``sys.intern``), a record's
-terms are a sorted tuple with one weight byte each, and a term's postings are one list of
-record references (a record appears once per point of weight); a record's keys are kept
-the same way, in a second set of lists. A record that leaves the
-scan stays in the lists until the records gone outnumber those served (and are more than
-:data:`_MIN_REBUILD`); then the index is rebuilt from its records, so it never holds more
-than twice the postings of the records it serves.
+The words of each record are worked out once, when the store parses its file, and listed
+in the scope's search index (:mod:`.search_index`), which follows the store's cache of the
+scope; a call tokenizes only its query, scores every record at once from the bitmaps of its
+few words, and reads the whole records of the winners only. A query word cut in two is
+checked against the text of at most :data:`SPLIT_CHECKS` records (in path order), which is
+every record of a scope within the default candidate limit.
 """
 
 from __future__ import annotations
 
-import bisect
+import dataclasses
 import functools
-import heapq
-import os
 import re
 import sys
-import threading
-import weakref
-from collections import Counter
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Collection, Iterator, Set
 from dataclasses import dataclass
+from itertools import filterfalse
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory import meaning, wording
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.errors import RecordChanged
+from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Record
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
+from mymcp.plugins.mnemosyne.memory.search_index import (
+    Planes,
+    SearchIndex,
+    Words,
+    add,
+    masked,
+    nonzero,
+)
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.values import RESULT_LIMIT, canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
@@ -55,11 +56,14 @@ from mymcp.plugins.mnemosyne.memory.wording import STOP_WORDS, TERM_RE
 
 __all__ = [
     "RESULT_LIMIT",
+    "SPLIT_CHECKS",
     "STOP_WORDS",
     "RecallHit",
     "RecallRequest",
+    "exact_planes",
     "hit_view",
     "recall",
+    "record_words",
     "terms",
 ]
 
@@ -67,8 +71,13 @@ TAG_WEIGHT: Final = 4
 TITLE_WEIGHT: Final = 3
 PATH_WEIGHT: Final = 2
 CONTENT_WEIGHT: Final = 1
+_TAG_SHIFT: Final = 2  # 4 = 2**2
 
-_MEMO_KEY: Final = "recall.terms"
+# The two tiers' word lists in the index.
+EXACT: Final = 0
+WIDER: Final = 1
+# The most records whose text a query word cut in two is checked against.
+SPLIT_CHECKS: Final = 1000
 
 
 def terms(text: str) -> frozenset[str]:
@@ -93,7 +102,7 @@ class RecallRequest:
 
 @dataclass(frozen=True)
 class RecallHit:
-    """A ranked record with what matched it.
+    """A ranked record, its whole record, and what matched it.
 
     An exact-tier hit has the query terms and tags that matched (both sorted) and no
     ``near`` nor ``meaning``; a wider-tier hit has no terms or tags, and ``near`` names the
@@ -107,35 +116,11 @@ class RecallHit:
     tags: tuple[str, ...]
     near: tuple[str, ...] = ()
     meaning: tuple[tuple[str, str], ...] = ()
+    record: Record | None = None
 
-
-@dataclass(frozen=True, slots=True)
-class _RecordTerms:
-    """What recall needs of one record, computed once per file version."""
-
-    searchable: bool  # False for archived canonical records
-    # Each term of the record (sorted, interned) and, at the same position, the weight it
-    # earns: title 3 + path or tag words 2 + content 1, for the components that contain it.
-    terms: tuple[str, ...]
-    weights: bytes
-    tag_keys: frozenset[str]
-    scope_path: str
-    # The same for the wider tier's keys (see ``wording``), in the record's language.
-    keys: tuple[str, ...]
-    key_weights: bytes
-    language: str | None  # the stemming algorithm
-    namespace_id: str | None  # None for a legacy record
-
-    def has(self, term: str) -> bool:
-        return _holds(self.terms, term)
-
-    def has_key(self, key: str) -> bool:
-        return _holds(self.keys, key)
-
-
-def _holds(ordered: tuple[str, ...], item: str) -> bool:
-    index = bisect.bisect_left(ordered, item)
-    return index < len(ordered) and ordered[index] == item
+    @property
+    def whole(self) -> Record:
+        return self.record if self.record is not None else self.stored.record
 
 
 def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[RecallHit]:
@@ -144,68 +129,150 @@ def recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Recal
     The exact tier ranks first; when it has fewer than :data:`RESULT_LIMIT` records, the
     wider tier fills the places left with records the exact tier did not match.
 
-    Raises the store's storage errors.
+    Raises the store's storage errors. A winner whose file changed between the scan and
+    the reading of its record sends the call back to the start, once.
     """
-    candidates = store.recall_scan(root, request.scope)
+    try:
+        return _recall(store, root, request)
+    except RecordChanged:
+        return _recall(store, root, request)
+
+
+def _recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[RecallHit]:
+    index = store.followed_scope(root, request.scope, _new_index)
+    if index is None:
+        return []
     query = terms(request.query)
     tag_keys = frozenset(canonical_tag_key(tag) for tag in request.tags)
-    index = _index_for(store, root, request.scope)
     with index.lock:
-        index.sync(candidates)
-        scores = _within(index.scores(query, tag_keys), request.namespace_id)
-        hits = [_hit(stored, score, query, tag_keys) for stored, score in _best(scores)]
+        mask = index.live()
+        if request.namespace_id is not None:
+            mask &= index.namespace(request.namespace_id)
+        planes = exact_planes(index, query, tag_keys, mask)
+        hits = [
+            _hit(index, number, score, query, tag_keys)
+            for number, score in index.best(planes, RESULT_LIMIT)
+        ]
         if len(hits) < RESULT_LIMIT:
-            near = _NearQuery.of(request.query, index.languages())
-            found, split_words = index.near(near, scores)
-            for stored, score in _best(
-                _within(found, request.namespace_id), RESULT_LIMIT - len(hits)
-            ):
-                words = _positions(near, _memoize(stored)) | split_words.get(stored, set())
-                hits.append(RecallHit(stored, score, (), (), near.written(words)))
+            mask &= ~nonzero(planes)
+            wider, mask = _wider(index, request.query, mask, RESULT_LIMIT - len(hits))
+            hits += wider
             if len(hits) < RESULT_LIMIT:
-                skip = scores.keys() | found.keys()
-                hits.extend(_meaning_hits(index, request, skip, RESULT_LIMIT - len(hits)))
-    return hits
+                hits += _meaning_hits(index, request.query, mask, RESULT_LIMIT - len(hits))
+    return [_whole(hit) for hit in hits]
 
 
-def _meaning_hits(
-    index: _ScopeIndex, request: RecallRequest, skip: Set[StoredRecord], limit: int
-) -> list[RecallHit]:
-    """The meaning tier: records that hold words the query's words may mean (English only)."""
-    expansion = meaning.expand(request.query)
+def exact_planes(
+    index: SearchIndex, query: frozenset[str], tag_keys: frozenset[str], mask: int
+) -> Planes:
+    """The exact tier's score of every record in ``mask``, as bit planes."""
+    planes: Planes = []
+    for term in query:
+        index.weigh(planes, EXACT, term)
+    for tag in tag_keys:
+        add(planes, index.tag(tag), _TAG_SHIFT)
+    return masked(planes, mask)
+
+
+def _new_index() -> SearchIndex:
+    return SearchIndex(record_words, wording.word_key)
+
+
+def _whole(hit: RecallHit) -> RecallHit:
+    """The hit with its whole record read (from the store's cache or the file)."""
+    return dataclasses.replace(hit, record=hit.stored.record)
+
+
+def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
+    """The result item of one hit: its reference, text, tags and what matched."""
+    record = hit.whole
+    match: JsonObject = {"terms": list(hit.terms), "tags": list(hit.tags)}
+    if hit.near:
+        match["near"] = list(hit.near)
+    if hit.meaning:
+        match["meaning"] = [{"query": query, "memory": word} for query, word in hit.meaning]
+    return {
+        "reference": reference_dict(record, scope),
+        "id": record.id,
+        "scope": scope.value,
+        "title": record.title,
+        "content": record.content,
+        "tags": list(record.tags),
+        "match": match,
+    }
+
+
+def _hit(
+    index: SearchIndex, number: int, score: int, query: frozenset[str], tag_keys: frozenset[str]
+) -> RecallHit:
+    matched = sorted(term for term in query if index.held(EXACT, term) >> number & 1)
+    tags = sorted(tag for tag in tag_keys if index.tag(tag) >> number & 1)
+    return RecallHit(index.record(number), score, tuple(matched), tuple(tags))
+
+
+# --- the wider tier ----------------------------------------------------------------------------
+
+
+def _wider(index: SearchIndex, query: str, mask: int, places: int) -> tuple[list[RecallHit], int]:
+    """The wider tier's best records among ``mask`` (the exact tier's are left out), and
+    ``mask`` less every record it found."""
+    near = _NearQuery.of(query, index.languages())
+    planes: Planes = []
+    for key in near.keys:
+        index.weigh(planes, WIDER, key)
+    planes = masked(planes, mask)
+    split_words = _add_splits(index, near, mask, planes)
+    hits = []
+    for number, score in index.best(planes, places):
+        words = _positions(index, near, number) | split_words.get(number, set())
+        hits.append(RecallHit(index.record(number), score, (), (), near.written(words)))
+    return hits, mask & ~nonzero(planes)
+
+
+# --- the meaning tier --------------------------------------------------------------------------
+
+
+def _meaning_hits(index: SearchIndex, query: str, mask: int, places: int) -> list[RecallHit]:
+    """The meaning tier: English records among ``mask`` (those no other tier found) that hold
+    words the query's words may mean."""
+    expansion = meaning.expand(query)
     if not expansion.targets:
         return []
-    kept = {
-        item.record: item
-        for item in meaning.found(expansion, _TextPostings(index), skip, _side_by_side)
-        if _memoize(item.record).language == wording.ENGLISH
-    }
-    scores = _within({stored: item.score for stored, item in kept.items()}, request.namespace_id)
+    mask &= index.language(wording.ENGLISH)
+    postings = _TextPostings(index, mask)
+    kept = meaning.found(expansion, postings, frozenset(), postings.side_by_side)
+    kept.sort(key=lambda item: (-item.score, index.record(item.record).scope_path))
     hits = []
-    for stored, score in _best(scores, limit):
+    for item in kept[:places]:
+        stored = index.record(item.record)
         pairs = (
             (" ".join(expansion.words[p] for p in positions), _written(stored, keys))
-            for positions, keys in kept[stored].evidence
+            for positions, keys in item.evidence
         )
-        hits.append(RecallHit(stored, score, (), (), (), tuple(pairs)))
+        hits.append(RecallHit(stored, item.score, (), (), (), tuple(pairs)))
     return hits
 
 
 class _TextPostings:
-    """The records holding a wider key with the weight they earn by it, less the records
-    that hold it only in a folder name: folders name a namespace, which says little of
-    what a memory means."""
+    """The records (by number, among ``mask``) holding a wider key with the weight they earn
+    by it, less the records that hold it only in a folder name: folders name a namespace,
+    which says little of what a memory means."""
 
-    def __init__(self, index: _ScopeIndex) -> None:
+    def __init__(self, index: SearchIndex, mask: int) -> None:
         self._index = index
+        self._mask = mask
 
-    def __call__(self, key: str) -> Counter[StoredRecord]:
-        weights = Counter(self._index.near_postings(key))
+    def __call__(self, key: str) -> dict[int, int]:
+        weights = self._index.weights(WIDER, key, self._mask)
         if self._index.in_folder_names(key):
-            for stored in [stored for stored in weights if key in _folder_keys(stored)]:
-                if not _in_text(stored, key):
-                    del weights[stored]
+            for number in [number for number, weight in weights.items() if weight == PATH_WEIGHT]:
+                stored = self._index.record(number)
+                if key in _folder_keys(stored) and not _in_tags(stored, key):
+                    del weights[number]
         return weights
+
+    def side_by_side(self, number: int, keys: tuple[str, ...]) -> bool:
+        return _side_by_side(self._index.record(number), keys)
 
 
 def _folder_keys(stored: StoredRecord) -> frozenset[str]:
@@ -218,19 +285,10 @@ def _keys_of_folders(folders: tuple[str, ...]) -> frozenset[str]:
     return frozenset(wording.text_keys(" ".join(folders), wording.ENGLISH))
 
 
-def _in_text(stored: StoredRecord, key: str) -> bool:
-    """Whether a record holding ``key`` holds it in its title, tags or content.
-
-    Its weight says where: title 3, folders and tags 2, content 1, summed. Only a weight of
-    exactly 2 leaves the question open, and then the tags answer it.
-    """
-    memo = _memoize(stored)
-    index = bisect.bisect_left(memo.keys, key)
-    found = index < len(memo.keys) and memo.keys[index] == key
-    if found and memo.key_weights[index] != PATH_WEIGHT:
-        return True
-    tags = stored.record.tags
-    return any(key in wording.text_keys(tag, wording.ENGLISH) for tag in tags)
+def _in_tags(stored: StoredRecord, key: str) -> bool:
+    """Whether a record's tags give ``key`` (a weight of exactly 2 comes from its folders,
+    its tags, or both)."""
+    return any(key in wording.text_keys(tag, wording.ENGLISH) for tag in stored.record.tags)
 
 
 def _written(stored: StoredRecord, keys: tuple[str, ...]) -> str:
@@ -302,117 +360,52 @@ def _start_pattern(key: str) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])" + re.escape(key[:-1] if len(key) > 2 else key))
 
 
-def hit_view(hit: RecallHit, scope: Scope) -> JsonObject:
-    """The result item of one hit: its reference, text, tags and what matched."""
-    record = hit.stored.record
-    match: JsonObject = {"terms": list(hit.terms), "tags": list(hit.tags)}
-    if hit.near:
-        match["near"] = list(hit.near)
-    if hit.meaning:
-        match["meaning"] = [{"query": query, "memory": word} for query, word in hit.meaning]
+def _add_splits(
+    index: SearchIndex, near: _NearQuery, mask: int, planes: Planes
+) -> dict[int, set[int]]:
+    """Add to ``planes`` what query words cut in two earn the records holding both halves
+    side by side; the positions of those words, by record number."""
+    split_words: dict[int, set[int]] = {}
+    gained: dict[int, int] = {}
+    for split in near.splits:
+        left = _any_key(index, split.left_keys)
+        both = left & _any_key(index, split.right_keys) & mask if left else 0
+        for number in index.in_order(both, SPLIT_CHECKS) if both else ():
+            weight = sum(
+                weight
+                for text, weight in _key_evidence(index.record(number))
+                if wording.adjacent(text, split.left, split.right)
+            )
+            if weight:
+                gained[number] = gained.get(number, 0) + weight
+                split_words.setdefault(number, set()).add(split.word)
+    for number, weight in gained.items():
+        for shift in range(weight.bit_length()):
+            if weight >> shift & 1:
+                add(planes, 1 << number, shift)
+    return split_words
+
+
+def _any_key(index: SearchIndex, keys: Set[str]) -> int:
+    bits = 0
+    for key in keys:
+        bits |= index.held(WIDER, key)
+    return bits
+
+
+def _positions(index: SearchIndex, query: _NearQuery, number: int) -> set[int]:
+    """The positions of the query words whose keys the record holds."""
     return {
-        "reference": reference_dict(record, scope),
-        "id": record.id,
-        "scope": scope.value,
-        "title": record.title,
-        "content": record.content,
-        "tags": list(record.tags),
-        "match": match,
+        position
+        for key, positions in query.keys.items()
+        if index.held(WIDER, key) >> number & 1
+        for position in positions
     }
-
-
-def _within(scores: dict[StoredRecord, int], namespace_id: str | None) -> dict[StoredRecord, int]:
-    """The scores of the records in the namespace (canonical records only), or all."""
-    if namespace_id is None:
-        return scores
-    return {
-        stored: score
-        for stored, score in scores.items()
-        if _memoize(stored).namespace_id == namespace_id
-    }
-
-
-def _best(
-    scores: dict[StoredRecord, int], limit: int = RESULT_LIMIT
-) -> list[tuple[StoredRecord, int]]:
-    """The top records by score desc, scope-relative path asc, then ID asc."""
-    if len(scores) > limit:
-        # Only records scoring at least the limit-th best score can be among the best.
-        floor = heapq.nlargest(limit, scores.values())[-1]
-        scores = {stored: score for stored, score in scores.items() if score >= floor}
-    ranked = sorted(
-        scores.items(),
-        key=lambda item: (-item[1], _memoize(item[0]).scope_path, item[0].record.id),
-    )
-    return ranked[:limit]
-
-
-def _hit(
-    stored: StoredRecord, score: int, query: frozenset[str], tag_keys: frozenset[str]
-) -> RecallHit:
-    memo = _memoize(stored)
-    matched = sorted(term for term in query if memo.has(term))
-    return RecallHit(stored, score, tuple(matched), tuple(sorted(tag_keys & memo.tag_keys)))
-
-
-def _memoize(stored: StoredRecord) -> _RecordTerms:
-    memo = stored.derived.get(_MEMO_KEY)
-    if isinstance(memo, _RecordTerms):
-        return memo
-    record = stored.record
-    title = terms(record.title or "")
-    path = terms(stored.scope_path).union(*(terms(tag) for tag in record.tags))
-    content = terms(record.content)
-    ordered, weights = _weighted(title, path, content)
-    canonical = record if isinstance(record, CanonicalRecord) else None
-    searchable = canonical is None or canonical.state is not LifecycleState.ARCHIVED
-    language = wording.stemming_language(None if canonical is None else canonical.language)
-    keys, key_weights = _weighted(*_key_components(stored, language)) if searchable else ((), b"")
-    memo = _RecordTerms(
-        searchable=searchable,
-        terms=ordered,
-        weights=weights,
-        tag_keys=frozenset(sys.intern(canonical_tag_key(tag)) for tag in record.tags),
-        scope_path=stored.scope_path,
-        keys=keys,
-        key_weights=key_weights,
-        language=language,
-        namespace_id=None if canonical is None else canonical.namespace.id,
-    )
-    stored.derived[_MEMO_KEY] = memo
-    return memo
-
-
-def _weighted(title: Set[str], path: Set[str], content: Set[str]) -> tuple[tuple[str, ...], bytes]:
-    """The sorted, interned terms of a record's three components, and each one's weight."""
-    ordered = tuple(sorted(sys.intern(term) for term in title | path | content))
-    weights = bytes(
-        TITLE_WEIGHT * (term in title)
-        + PATH_WEIGHT * (term in path)
-        + CONTENT_WEIGHT * (term in content)
-        for term in ordered
-    )
-    return ordered, weights
-
-
-def _key_components(
-    stored: StoredRecord, language: str | None
-) -> tuple[set[str], set[str], set[str]]:
-    """The wider keys of a record's title, path and tags, and content.
-
-    The path gives its folders' names and a legacy file's name, but not the canonical file
-    name (``mem_<hex>.json``) nor the ``.json`` suffix: they are in every record's path.
-    """
-    record = stored.record
-    path = _path_words(stored)
-    title = wording.text_keys(record.title or "", language)
-    path_keys = set().union(*(wording.text_keys(text, language) for text in (*path, *record.tags)))
-    return title, path_keys, wording.text_keys(record.content, language)
 
 
 def _path_words(stored: StoredRecord) -> tuple[str, ...]:
     folders = stored.parts[1:-1]
-    if isinstance(stored.record, CanonicalRecord):
+    if stored.is_canonical:
         return folders
     return (*folders, stored.parts[-1].removesuffix(".json"))
 
@@ -484,181 +477,115 @@ def _splits_of(position: int, chunk: str, languages: Set[str | None]) -> Iterato
             yield _Split(position, left, right, frozenset(left_keys), frozenset(right_keys))
 
 
-def _positions(query: _NearQuery, memo: _RecordTerms) -> set[int]:
-    """The positions of the query words whose keys the record holds."""
-    return {
-        position
-        for key, positions in query.keys.items()
-        if memo.has_key(key)
-        for position in positions
-    }
+# --- the words of a record -----------------------------------------------------------------------
 
 
-class _ScopeIndex:
-    """An inverted index over the searchable records of one scope's latest scan.
+def record_words(stored: StoredRecord, record: Record) -> Words | None:
+    """What the index lists of a record: its terms and keys per part, its tag keys, its
+    namespace and stemming language; None for an archived record, which never matches.
 
-    It follows the scans by difference: a record (a :class:`StoredRecord`, which the
-    store replaces whenever its file changes) is indexed when it appears and removed when
-    it disappears, so an unchanged scope costs one identity comparison of the scan.
-
-    A term's postings list each record that holds it once per point of weight it earns, so
-    counting a query's lists (in C, with ``Counter.update``) gives every score. A record
-    that disappears stays in the lists, set aside in ``_gone`` and dropped from the counts,
-    until the next rebuild.
+    A canonical record's file name (``mem_<hex>.json``) gives the path the terms ``mem``,
+    the hex of its ID and ``json``; the index lists the ID's term under the file name.
     """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self._scan: list[StoredRecord] = []
-        self._members: set[StoredRecord] = set()
-        self._searchable = 0
-        self._gone: set[StoredRecord] = set()
-        self._postings: dict[str, list[StoredRecord]] = {}
-        self._tagged: dict[str, list[StoredRecord]] = {}
-        self._near: dict[str, list[StoredRecord]] = {}
-        self._languages: Counter[str | None] = Counter()
-        # The English keys of the folder names of the records served, with how many hold
-        # each: the meaning tier checks a key's records only when a folder gives it.
-        self._folder_keys: Counter[str] = Counter()
-
-    def sync(self, scan: list[StoredRecord]) -> None:
-        # StoredRecord compares by identity, so this is a fast element-wise check.
-        if scan == self._scan:
-            return
-        current = set(scan)
-        for stored in self._members - current:
-            self._remove(stored)
-        for stored in current - self._members:
-            self._add(stored)
-        self._members = current
-        if len(self._gone) > max(_MIN_REBUILD, self._searchable):
-            self._rebuild()
-        self._scan = list(scan)
-
-    def scores(self, query: frozenset[str], tag_keys: frozenset[str]) -> dict[StoredRecord, int]:
-        counts: Counter[StoredRecord] = Counter()
-        for term in query:
-            postings = self._postings.get(term)
-            if postings:
-                counts.update(postings)
-        for tag in tag_keys:
-            tagged = self._tagged.get(tag)
-            for _ in range(TAG_WEIGHT if tagged else 0):
-                counts.update(tagged)
-        for stored in self._gone if counts else ():
-            counts.pop(stored, None)
-        return counts
-
-    def near_postings(self, key: str) -> list[StoredRecord]:
-        """The records holding a wider key, each once per point of weight it earns there
-        (records that left the scan left out)."""
-        postings = self._near.get(key, [])
-        if self._gone and postings:
-            return [stored for stored in postings if stored not in self._gone]
-        return postings
-
-    def in_folder_names(self, key: str) -> bool:
-        """Whether a folder name of a record served gives ``key`` (in English)."""
-        return self._folder_keys[key] > 0
-
-    def languages(self) -> set[str | None]:
-        """The stemming languages of the records served."""
-        return {language for language, count in self._languages.items() if count > 0}
-
-    def near(
-        self, query: _NearQuery, exact: Mapping[StoredRecord, int]
-    ) -> tuple[dict[StoredRecord, int], dict[StoredRecord, set[int]]]:
-        """The wider tier: each record the exact tier did not match that shares a key with
-        the query, with its score; and for the records found by a query word cut in two,
-        that word's position."""
-        counts: Counter[StoredRecord] = Counter()
-        for key in query.keys:
-            postings = self._near.get(key)
-            if postings:
-                counts.update(postings)
-        for stored in (*exact, *self._gone) if counts else ():
-            counts.pop(stored, None)
-        split_words: dict[StoredRecord, set[int]] = {}
-        for split in query.splits:
-            for stored, weight in self._side_by_side(split, exact):
-                counts[stored] += weight
-                split_words.setdefault(stored, set()).add(split.word)
-        return counts, split_words
-
-    def _side_by_side(
-        self, split: _Split, exact: Mapping[StoredRecord, int]
-    ) -> Iterator[tuple[StoredRecord, int]]:
-        """The records with the two halves of a word next to each other, and the weight of
-        the components where they are."""
-        left = {stored for key in split.left_keys for stored in self._near.get(key, ())}
-        right = {stored for key in split.right_keys for stored in self._near.get(key, ())}
-        for stored in left & right:
-            if stored in exact or stored in self._gone:
-                continue
-            weight = sum(
-                weight
-                for text, weight in _key_evidence(stored)
-                if wording.adjacent(text, split.left, split.right)
-            )
-            if weight:
-                yield stored, weight
-
-    def _add(self, stored: StoredRecord) -> None:
-        memo = _memoize(stored)
-        if not memo.searchable:
-            return
-        self._searchable += 1
-        self._languages[memo.language] += 1
-        if stored in self._gone:  # back again: its postings never left
-            self._gone.discard(stored)
-            self._folder_keys.update(_folder_keys(stored))
-            return
-        for term, weight in zip(memo.terms, memo.weights, strict=True):
-            self._postings.setdefault(term, []).extend([stored] * weight)
-        for key, weight in zip(memo.keys, memo.key_weights, strict=True):
-            self._near.setdefault(key, []).extend([stored] * weight)
-        for tag in memo.tag_keys:
-            self._tagged.setdefault(tag, []).append(stored)
-        self._folder_keys.update(_folder_keys(stored))
-
-    def _remove(self, stored: StoredRecord) -> None:
-        memo = _memoize(stored)
-        if memo.searchable:
-            self._searchable -= 1
-            self._languages[memo.language] -= 1
-            self._gone.add(stored)
-            self._folder_keys.subtract(_folder_keys(stored))
-
-    def _rebuild(self) -> None:
-        """Index the members afresh, without the postings of records that left."""
-        self._searchable, self._gone = 0, set()
-        self._postings, self._tagged, self._near = {}, {}, {}
-        self._languages, self._folder_keys = Counter(), Counter()
-        for stored in self._members:
-            self._add(stored)
+    canonical = record if isinstance(record, CanonicalRecord) else None
+    if canonical is not None and canonical.state is LifecycleState.ARCHIVED:
+        return None
+    language = wording.stemming_language(None if canonical is None else canonical.language)
+    title_terms, title_keys, title_derived = _text_words(record.title or "", language)
+    content_terms, content_keys, content_derived = _text_words(record.content, language)
+    path_terms: set[str] = set()
+    path_keys: set[str] = set()
+    for text in (*_path_words(stored), *record.tags):
+        short = _short_words(text, language)
+        path_terms |= short.terms
+        path_keys |= short.keys
+    if canonical is None:
+        path_terms |= _text_terms(stored.parts[-1])
+    else:
+        path_terms |= _FILE_NAME_TERMS
+    return Words(
+        (title_terms, path_terms, content_terms),
+        (title_keys, path_keys, content_keys),
+        (title_derived, False, content_derived),
+        {_short_words(tag, language).tag_key for tag in record.tags},
+        None if canonical is None else sys.intern(canonical.namespace.id),
+        language,
+        None if canonical is None else stored.parts[-1],
+        _folder_keys(stored),
+    )
 
 
-# Records gone from the scan tolerated in the postings before a rebuild, whatever the
-# number of records; past that, as many as the index serves.
-_MIN_REBUILD: Final = 64
+# The terms every canonical record's file name gives besides its ID's hex.
+_FILE_NAME_TERMS: Final = frozenset({"mem", "json"})
 
 
-# One index per (store, root, scope), at most _MAX_INDEXES, the least recently used
-# forgotten first. Each holds the records of its scope's latest scan only (at most
-# files.MAX_CANDIDATES): a record the next scan no longer returns leaves the index then.
-_MAX_INDEXES: Final = 32
-_indexes: weakref.WeakKeyDictionary[MemoryStore, dict[tuple[str, Scope], _ScopeIndex]] = (
-    weakref.WeakKeyDictionary()
+class _Short(NamedTuple):
+    terms: frozenset[str]
+    keys: frozenset[str]
+    tag_key: str
+
+
+def _short_words(text: str, language: str | None) -> _Short:
+    """The terms, keys and tag key of a short text (a folder name, a tag): the same few
+    come back in record after record, so they are kept (at most 8,192)."""
+    key = (text, language)
+    found = _shorts.get(key)
+    if found is None:
+        found = _Short(
+            frozenset(_text_terms(text)),
+            frozenset(wording.text_keys(text, language)),
+            sys.intern(canonical_tag_key(text)),
+        )
+        if len(_shorts) >= 8192:
+            _shorts.clear()
+        _shorts[key] = found
+    return found
+
+
+_shorts: dict[tuple[str, str | None], _Short] = {}
+
+
+def _text_terms(text: str) -> set[str]:
+    if text.isascii():
+        return _ascii_terms(text.lower())
+    return {sys.intern(term) for term in terms(text)}
+
+
+# ASCII text, casefolded: every character but a letter or a digit separates terms.
+_SEPARATORS: Final = str.maketrans(
+    {chr(code): " " for code in range(128) if not chr(code).isalnum() or chr(code).isupper()}
 )
-_indexes_lock = threading.Lock()
+# What is never a term: stop words, and single letters and digits.
+_NOT_TERMS: Final = STOP_WORDS | frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
-def _index_for(store: MemoryStore, root: Path, scope: Scope) -> _ScopeIndex:
-    key = (os.path.abspath(root), scope)
-    with _indexes_lock:
-        per_store = _indexes.setdefault(store, {})
-        index = per_store.pop(key, None) or _ScopeIndex()
-        per_store[key] = index
-        while len(per_store) > _MAX_INDEXES:
-            del per_store[next(iter(per_store))]
-        return index
+def _ascii_terms(lowered: str) -> set[str]:
+    """The terms of casefolded ASCII text (the same as :func:`terms`, made in C)."""
+    return set(lowered.translate(_SEPARATORS).split()) - _NOT_TERMS
+
+
+def _text_words(text: str, language: str | None) -> tuple[Collection[str], set[str], bool]:
+    """The terms of ``text`` (the same term may come more than once), the keys the index
+    must list for it, and whether the index derives the rest of its keys from its terms.
+
+    Casefolding and folding are the same for ASCII text, the usual case, so there every
+    word of the wider tier is a term of the exact tier and its key is the term's
+    (``wording.word_key``); the index works those out from the terms when a query asks.
+    Listed are only the keys of the pieces (what lies between white space) that hold
+    something besides letters and digits, or one letter or digit: joined compounds and
+    terms as spelled come from them. Other text gets all of its keys listed. (Everything
+    here runs in C but the call: it is done for every record of a scope.)
+    """
+    if not text.isascii():
+        return {sys.intern(term) for term in terms(text)}, wording.text_keys(text, language), False
+    pieces = text.lower().split()
+    plain = list(filter(str.isalnum, pieces))  # a piece of letters and digits is one word
+    beyond = set(filterfalse(str.isalnum, pieces))
+    words = plain + " ".join(beyond).translate(_SEPARATORS).split()
+    beyond.update(filter(_SINGLES.__contains__, plain))
+    keys: set[str] = set().union(*map(wording.piece_keys_of(language).__getitem__, beyond))
+    return list(filterfalse(_NOT_TERMS.__contains__, words)), keys, True
+
+
+# Single letters and digits: pieces that are keys as spelled, never terms.
+_SINGLES: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")

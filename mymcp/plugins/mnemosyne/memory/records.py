@@ -10,7 +10,6 @@ the skip reason the store logs.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, NoReturn, TypeAlias, TypeVar
@@ -56,6 +55,7 @@ __all__ = [
     "RecordInvalid",
     "canonical_record_dict",
     "canonical_relative_parts",
+    "duplicate_key",
     "legacy_record_dict",
     "parse_record_bytes",
     "parse_record_object",
@@ -188,6 +188,10 @@ _NAMESPACE_KEYS: Final = ("kind", "id", "label")
 _COLLECTION_KEYS: Final = ("id", "label")
 _PROVENANCE_KEYS: Final = ("origin", "recorded_via")
 _LIFECYCLE_KEYS: Final = ("state", "revision")
+_NAMESPACE_SET: Final = frozenset(_NAMESPACE_KEYS)
+_COLLECTION_SET: Final = frozenset(_COLLECTION_KEYS)
+_PROVENANCE_SET: Final = frozenset(_PROVENANCE_KEYS)
+_LIFECYCLE_SET: Final = frozenset(_LIFECYCLE_KEYS)
 # The keys of the nested objects of a version 2 record.
 _NESTED_KEYS: Final = {
     "namespace": _NAMESPACE_KEYS,
@@ -218,15 +222,16 @@ def _check(condition: bool) -> None:
 def _enum(cls: type[_E], value: object) -> _E:
     if not isinstance(value, str):
         _invalid()
-    try:
-        return cls(value)
-    except ValueError:
+    # The members by value, without the cost of calling the class (records are read in bulk).
+    member = cls._value2member_map_.get(value)
+    if member is None:
         _invalid()
+    return member  # type: ignore[return-value]
 
 
-def _fields(value: object, keys: Iterable[str]) -> dict[str, object]:
+def _fields(value: object, keys: frozenset[str]) -> dict[str, object]:
     """The object itself when it is a JSON object with exactly these keys."""
-    if not isinstance(value, dict) or value.keys() != set(keys):
+    if not isinstance(value, dict) or value.keys() != keys:
         _invalid()
     return value
 
@@ -307,7 +312,7 @@ def _identifier(value: object) -> str:
 
 
 def _namespace(value: object, scope: Scope) -> Namespace:
-    fields = _fields(value, _NAMESPACE_KEYS)
+    fields = _fields(value, _NAMESPACE_SET)
     kind = _enum(NamespaceKind, fields["kind"])
     _check(kind in SCOPE_RULES[scope].namespace_kinds)
     return Namespace(kind=kind, id=_identifier(fields["id"]), label=_label(fields["label"]))
@@ -316,7 +321,7 @@ def _namespace(value: object, scope: Scope) -> Namespace:
 def _collection(value: object) -> Collection | None:
     if value is None:
         return None
-    fields = _fields(value, _COLLECTION_KEYS)
+    fields = _fields(value, _COLLECTION_SET)
     return Collection(id=_identifier(fields["id"]), label=_label(fields["label"]))
 
 
@@ -336,8 +341,8 @@ def _parse_v2(obj: dict[str, object]) -> CanonicalRecord:
     scope = _enum(Scope, obj["scope"])
     kind = _enum(MemoryKind, obj["kind"])
     _check(kind in SCOPE_RULES[scope].memory_kinds)
-    provenance = _fields(obj["provenance"], _PROVENANCE_KEYS)
-    lifecycle = _fields(obj["lifecycle"], _LIFECYCLE_KEYS)
+    provenance = _fields(obj["provenance"], _PROVENANCE_SET)
+    lifecycle = _fields(obj["lifecycle"], _LIFECYCLE_SET)
     created_at = _valid(parse_timestamp(obj["created_at"]))
     updated_at = _valid(parse_timestamp(obj["updated_at"]))
     # Canonical timestamps are fixed-width ASCII, so string order is time order.
@@ -360,6 +365,24 @@ def _parse_v2(obj: dict[str, object]) -> CanonicalRecord:
         created_at=created_at,
         updated_at=updated_at,
         occurred_at=_valid(parse_timestamp(obj[_OCCURRED_AT])) if is_event else None,
+    )
+
+
+def duplicate_key(memory: CanonicalRecord) -> tuple[object, ...]:
+    """What two memories must share to be the same memory (``memory_remember``'s rule).
+
+    Language, labels and origin are left out; tags count as a set, ignoring order and case.
+    """
+    return (
+        memory.scope,
+        memory.namespace.kind,
+        memory.namespace.id,
+        memory.collection_id,
+        memory.kind,
+        memory.occurred_at,
+        memory.title,
+        memory.content,
+        tuple(sorted(tag.casefold() for tag in memory.tags)),
     )
 
 

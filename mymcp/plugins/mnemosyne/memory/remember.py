@@ -28,7 +28,7 @@ from typing import Final
 
 from mymcp.plugins.mnemosyne.memory import policy
 from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError, NotFound, SourceUnavailable
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, duplicate_key
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp, is_canonical_id
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, RecordedVia
@@ -72,24 +72,6 @@ class Remembered:
 
     status: str
     record: CanonicalRecord
-
-
-def duplicate_key(memory: CanonicalRecord) -> tuple[object, ...]:
-    """What two memories must share to be the same memory.
-
-    Language, labels and origin are left out; tags count as a set, ignoring order and case.
-    """
-    return (
-        memory.scope,
-        memory.namespace.kind,
-        memory.namespace.id,
-        memory.collection_id,
-        memory.kind,
-        memory.occurred_at,
-        memory.title,
-        memory.content,
-        tuple(sorted(tag.casefold() for tag in memory.tags)),
-    )
 
 
 def new_memory_id() -> str:
@@ -163,8 +145,13 @@ def _hold_root(held: ExitStack, store: MemoryStore, root: Path) -> bool:
 
 
 def _find_duplicate(found: list[StoredRecord], draft: CanonicalRecord) -> CanonicalRecord | None:
+    # The stored records keep a hash of their duplicate identity; only a record with the
+    # same hash is read whole and compared.
     wanted = duplicate_key(draft)
+    wanted_hash = hash(wanted)
     for stored in found:
+        if stored.duplicate != wanted_hash:
+            continue
         record = stored.record
         if isinstance(record, CanonicalRecord) and duplicate_key(record) == wanted:
             return record

@@ -6,19 +6,28 @@ files whose identity differs from the cached read, or whose cached read began to
 after the file's last change for coarse timestamps to tell a later write apart. Nothing
 is ever written.
 
-Three caches, all in process memory, make repeated scans cheap. Each has a bound, written
-below next to it, and each lets go of what it describes once that is superseded:
+What it keeps of a valid file is a :class:`StoredRecord`: where the file lives, what its
+bytes hash to and the few facts that a listing and the duplicate rule look at. The whole
+record (its content above all) is kept only in a bounded cache of recently read records;
+when that no longer holds it, ``StoredRecord.record`` reads the file again. So a scope of
+a hundred thousand memories costs a few hundred bytes each, not their text.
+
+Caches, all in process memory, make repeated scans cheap. Each has a bound, written below
+next to it, and each lets go of what it describes once that is superseded:
 
 - the *read cache* of a scope (a root and one scope directory): the outcome of each file,
   a :class:`StoredRecord` or a skip reason. A changed file gets a new outcome; a file the
-  walk of its directory no longer finds is forgotten by that walk.
+  walk of its directory no longer finds is forgotten by that walk. A scope may have one
+  *follower* (recall's search index) that is told of every record the cache gains and
+  loses, at the moment its file is parsed, so it never has to read the file itself.
 - the *snapshots* of a scope: per kind of scan (start directory and depth), the walk's
-  candidates and results. A scan whose walk finds the same candidates with the same
-  identities replays its snapshot. With change notification (``memory/watch.py``) it does
-  not even walk while no watched directory has reported an event and the path from the
-  root down still leads to the same directories. A snapshot goes when its scan runs again
-  or when a file it covers gets a new outcome.
+  results. A scan whose walk finds the same candidates with the same identities replays
+  its snapshot. With change notification (``memory/watch.py``) it does not even walk while
+  no watched directory has reported an event and the path from the root down still leads
+  to the same directories. A snapshot goes when its scan runs again or when a file it
+  covers gets a new outcome.
 - *directory listings*, by device and inode, reused while the directory is unchanged.
+- the *whole records* last read, by count and by bytes.
 
 Failures of the filesystem propagate as ``OSError`` for the store to map; the walk also
 raises :class:`CandidateLimitExceeded`.
@@ -27,29 +36,36 @@ raises :class:`CandidateLimitExceeded`.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import logging
 import os
 import stat
+import struct
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TypeAlias
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias, TypeVar, cast
 
 from mymcp.plugins.mnemosyne.memory import discovery, faults, files
+from mymcp.plugins.mnemosyne.memory.errors import RecordChanged
 from mymcp.plugins.mnemosyne.memory.records import (
     CanonicalRecord,
     Record,
     RecordInvalid,
     canonical_relative_parts,
+    duplicate_key,
     parse_record_bytes,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, MemoryKind, Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
 
 __all__ = [
     "PATH_MISMATCH",
     "FailedRead",
+    "Follower",
     "RACY_WINDOW_NS",
     "SCOPE_DEPTH",
     "Scanner",
@@ -80,6 +96,15 @@ MAX_SNAPSHOTS_PER_SCOPE = 16
 # Directory listings kept, and the names in all of them together.
 MAX_LISTINGS = 4 * files.MAX_CANDIDATES
 MAX_LISTED_NAMES = 16 * files.MAX_CANDIDATES
+# Whole records kept, and the bytes of their files together (whatever the limit): every
+# record of a few default-sized scopes, so that below a thousand memories a record is
+# read once, as before.
+MAX_WHOLE_RECORDS = 4096
+MAX_WHOLE_RECORD_BYTES = 32 * 2**20
+
+
+# Records read by one scan after which what the process holds is frozen (``gc.freeze``).
+FREEZE_EVERY = 4096
 
 
 def _scaled(bound: int, limit: int) -> int:
@@ -87,21 +112,142 @@ def _scaled(bound: int, limit: int) -> int:
     return bound * limit // files.MAX_CANDIDATES
 
 
-@dataclass(eq=False, slots=True)
-class StoredRecord:
-    """A valid record together with where it lives and what its bytes hash to."""
+# A file's stat identity, packed: (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns,
+# st_nlink) in 48 bytes instead of a tuple of six integers.
+_IDENTITY = struct.Struct("<QQqqqQ")
 
-    record: Record
-    parts: tuple[str, ...]  # root-relative, e.g. ("project", "mnemosyne", "mem_….json")
-    digest: str  # SHA-256 hex of the file bytes
-    # Memo for consumers, one value per consumer's key (recall's terms, a rendered list
-    # entry); it goes with this object when the file changes.
-    derived: dict[str, object] = field(default_factory=dict)
+
+def _packed(identity: files.Identity) -> bytes:
+    return _IDENTITY.pack(*identity)
+
+
+class _Origin:
+    """Where the records of one root come from again: the root and its scanner."""
+
+    __slots__ = ("_scanner", "base")
+
+    def __init__(self, scanner: Scanner, base: str) -> None:
+        self._scanner = scanner
+        self.base = base
+
+    def whole(self, stored: StoredRecord) -> Record:
+        return self._scanner.whole(self.base, stored)
+
+
+class StoredRecord:
+    """A valid record file: where it lives, what its bytes hash to, and its record.
+
+    The facts a listing and the duplicate rule need are kept here (``title``, ``kind``,
+    ``state``, a legacy record's ``legacy_id``, the hash of a canonical record's
+    duplicate identity); :attr:`record`, the whole record, comes from the scanner's bounded
+    cache or, when that has let it go, from the file again. One object stands for one
+    version of one file: the scanner hands out the same object while the file is unchanged.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_derived",
+        "_digest",
+        "_origin",
+        "_pinned",
+        "duplicate",
+        "index_number",
+        "kind",
+        "legacy_id",
+        "parts",
+        "state",
+        "title",
+    )
+
+    def __init__(
+        self,
+        record: Record,
+        parts: tuple[str, ...],
+        digest: bytes,
+        origin: _Origin | None = None,
+    ) -> None:
+        self.parts = parts  # root-relative, e.g. ("project", "mnemosyne", "mem_….json")
+        self._digest = digest  # SHA-256 of the file bytes
+        self.title = record.title
+        self.kind: MemoryKind | None = None
+        self.state: LifecycleState | None = None
+        self.legacy_id: str | None = None
+        self.duplicate: int | None = None
+        if isinstance(record, CanonicalRecord):
+            self.kind, self.state = record.kind, record.state
+            self.duplicate = hash(duplicate_key(record))
+        else:
+            self.legacy_id = record.id
+        # The number a search index gave this record (recall's index; -1: none).
+        self.index_number = -1
+        self._derived: dict[str, object] | None = None
+        # Without an origin to read it from again, the record is kept here.
+        self._origin = origin
+        self._pinned = record if origin is None else None
+
+    @property
+    def record(self) -> Record:
+        """The whole record; may read the file again (raises the store's storage errors)."""
+        if self._pinned is not None:
+            return self._pinned
+        assert self._origin is not None
+        return self._origin.whole(self)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 hex of the file bytes."""
+        return self._digest.hex()
+
+    @property
+    def is_canonical(self) -> bool:
+        return self.legacy_id is None
+
+    @property
+    def id(self) -> str:
+        """The memory ID (for a canonical record, its file's name less ``.json``)."""
+        if self.legacy_id is not None:
+            return self.legacy_id
+        return self.parts[-1][: -len(files.RECORD_SUFFIX)]
 
     @property
     def scope_path(self) -> str:
         """The path below the scope directory, POSIX style."""
         return "/".join(self.parts[1:])
+
+    @property
+    def namespace_id(self) -> str | None:
+        """A canonical record's namespace (its first folder below the scope)."""
+        return None if self.legacy_id is not None else self.parts[1]
+
+    @property
+    def collection_id(self) -> str | None:
+        """A canonical record's collection (its second folder below the scope), if any."""
+        return self.parts[2] if self.legacy_id is None and len(self.parts) == 4 else None
+
+    @property
+    def derived(self) -> dict[str, object]:
+        """Memo for consumers, one value per consumer's key; it goes with this object."""
+        if self._derived is None:
+            self._derived = {}
+        return self._derived
+
+
+class Follower(Protocol):
+    """What follows the records of one scope (recall's search index).
+
+    Called under the scanner's lock: ``added`` when the read cache gains a record, with
+    the whole record just parsed; ``removed`` when it loses one (a record it was never
+    told of may come: ignore it); ``cleared`` when it forgets everything at once.
+    """
+
+    def added(self, stored: StoredRecord, record: Record) -> None: ...
+
+    def removed(self, stored: StoredRecord) -> None: ...
+
+    def cleared(self) -> None: ...
+
+
+_F = TypeVar("_F", bound=Follower)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,25 +281,37 @@ def log_skip(scope: str, skip: Skip) -> None:
 # --- the read cache and the snapshots of one scope ---------------------------------------
 
 
-@dataclass(slots=True)
 class _Entry:
-    identity: files.Identity
-    read_ns: int
-    digest: str | None
-    outcome: Outcome
+    """The cached read of one file: its packed identity, whether that identity can be
+    trusted (the read began the racy window after the file's last change), its digest and
+    its outcome."""
+
+    __slots__ = ("digest", "identity", "outcome", "settled")
+
+    def __init__(self, identity: bytes, settled: bool, digest: bytes | None, outcome: Outcome):
+        self.identity = identity
+        self.settled = settled
+        self.digest = digest
+        self.outcome = outcome
 
     def trusted(self, identity: files.Identity | None) -> bool:
-        if identity is None or identity != self.identity:
-            return False
-        last_change = max(identity[3], identity[4])
-        return last_change < self.read_ns - RACY_WINDOW_NS
+        return self.settled and identity is not None and _packed(identity) == self.identity
+
+
+def _entry(
+    identity: files.Identity, read_ns: int, digest: bytes | None, outcome: Outcome
+) -> _Entry:
+    last_change = max(identity[3], identity[4])
+    return _Entry(_packed(identity), last_change < read_ns - RACY_WINDOW_NS, digest, outcome)
 
 
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
     """The result of one scan, replayed while nothing it depends on has changed."""
 
-    candidates: list[discovery.Candidate]
+    # The walk's candidates, kept only when change notification cannot vouch for the
+    # snapshot (then the next walk is compared with them).
+    candidates: list[discovery.Candidate] | None
     found: tuple[StoredRecord, ...]
     skipped: tuple[Skip, ...]
     walk_skipped: tuple[str, ...] = ()  # warnings of the walk itself (symlink, too_deep)
@@ -169,31 +327,40 @@ _ScanKey = tuple[tuple[str, ...], int]
 class _ScopeCache:
     """What the scans of one scope have learned; used under the scanner's mutex."""
 
-    __slots__ = ("directories", "entries", "limit", "snapshots")
+    __slots__ = ("directories", "entries", "follower", "limit", "snapshots", "whole")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, whole: _WholeRecords) -> None:
         self.limit = limit
-        # Read outcome per root-relative path; at most MAX_ENTRIES_PER_SCOPE.
+        self.whole = whole
+        # Read outcome per root-relative path; at most MAX_ENTRIES_PER_SCOPE (scaled).
         self.entries: dict[tuple[str, ...], _Entry] = {}
         # The same paths by directory, so a walk looks only at the directories it reached.
         self.directories: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
         # Snapshot per kind of scan, least recently kept first; at most MAX_SNAPSHOTS_PER_SCOPE.
         self.snapshots: dict[_ScanKey, _Snapshot] = {}
+        self.follower: Follower | None = None
 
-    def put(self, parts: tuple[str, ...], entry: _Entry | None) -> None:
-        """Record (or, with None, forget) the outcome of one file."""
+    def put(
+        self, parts: tuple[str, ...], entry: _Entry | None, record: Record | None = None
+    ) -> None:
+        """Record (or, with None, forget) the outcome of one file.
+
+        ``record`` is the whole record of a new outcome that was just parsed.
+        """
         old = self.entries.pop(parts, None)
         if entry is not None:
             if len(self.entries) >= _scaled(MAX_ENTRIES_PER_SCOPE, self.limit):
-                self.entries.clear()
-                self.directories.clear()
-                self.snapshots.clear()
+                self._clear()
             self.entries[parts] = entry
             self.directories.setdefault(parts[:-1], set()).add(parts)
         elif old is not None:
             self._unlist(parts)
         if old is not None and (entry is None or entry.outcome is not old.outcome):
             self._release(parts)
+            self._lost(old.outcome)
+        if entry is not None and record is not None and isinstance(entry.outcome, StoredRecord):
+            if old is None or entry.outcome is not old.outcome:
+                self._gained(entry.outcome, record)
 
     def retain(self, key: _ScanKey, found: set[tuple[str, ...]]) -> None:
         """Forget the files within reach of ``key``'s scan that its walk no longer found."""
@@ -202,15 +369,39 @@ class _ScopeCache:
         reached = [d for d in self.directories if len(d) <= size + depth and d[:size] == start]
         for directory in reached:
             for parts in [parts for parts in self.directories[directory] if parts not in found]:
-                del self.entries[parts]
+                old = self.entries.pop(parts)
                 self._unlist(parts)
                 self._release(parts)
+                self._lost(old.outcome)
 
     def keep(self, key: _ScanKey, snapshot: _Snapshot) -> None:
         self.snapshots.pop(key, None)
         self.snapshots[key] = snapshot
         while len(self.snapshots) > MAX_SNAPSHOTS_PER_SCOPE:
             del self.snapshots[next(iter(self.snapshots))]
+
+    def records(self) -> list[StoredRecord]:
+        """Every record the cache holds."""
+        return [e.outcome for e in self.entries.values() if isinstance(e.outcome, StoredRecord)]
+
+    def _clear(self) -> None:
+        self.entries.clear()
+        self.directories.clear()
+        self.snapshots.clear()
+        if self.follower is not None:
+            self.follower.cleared()
+
+    def _gained(self, stored: StoredRecord, record: Record) -> None:
+        if self.follower is not None:
+            self.follower.added(stored, record)
+
+    def _lost(self, outcome: Outcome) -> None:
+        if isinstance(outcome, StoredRecord):
+            # Whoever still holds the superseded version can still read its record (when
+            # the cache had it); the cache lets go of it.
+            outcome._pinned = self.whole.take(outcome)
+            if self.follower is not None:
+                self.follower.removed(outcome)
 
     def _unlist(self, parts: tuple[str, ...]) -> None:
         siblings = self.directories[parts[:-1]]
@@ -233,21 +424,32 @@ def _covers(key: _ScanKey, parts: tuple[str, ...]) -> bool:
 
 # --- the scanner ---------------------------------------------------------------------------
 
+# What the store wraps around every filesystem access that it does not make itself (a
+# whole record read again): a context manager for the directory below the root.
+Guard: TypeAlias = Callable[[tuple[str, ...]], AbstractContextManager[None]]
+
 
 class Scanner:
     """Scans and single-file loads over the caches; thread-safe, one per store."""
 
     def __init__(
-        self, clock: Callable[[], int], feed: ChangeFeed, limit: int = files.MAX_CANDIDATES
+        self,
+        clock: Callable[[], int],
+        feed: ChangeFeed,
+        limit: int = files.MAX_CANDIDATES,
+        guard: Guard | None = None,
     ) -> None:
         self._clock = clock
         self._feed = feed
         self._limit = limit
+        self._guard = guard
         self._mutex = threading.Lock()
         # Read caches and snapshots by (root, scope), least recently used first; at most
         # MAX_SCOPES.
         self._scopes: dict[tuple[str, str], _ScopeCache] = {}
+        self._origins: dict[str, _Origin] = {}
         self._listings = _Listings(clock, limit)
+        self._whole = _WholeRecords()
 
     def scan(
         self, base: str, start_fd: int, start_parts: tuple[str, ...], depth: int
@@ -258,40 +460,16 @@ class Scanner:
         its scope's directory. Directories beyond ``depth`` are skipped; a scan of depth 0
         takes one directory's files and says nothing of its subdirectories.
         """
-        scope = start_parts[0]
+        cache = self._scope(base, start_parts[0])
+        return list(self._scan(cache, base, start_fd, start_parts, depth))
+
+    def follow(self, base: str, start_fd: int, scope: str, make: Callable[[], _F]) -> _F:
+        """The scope's follower (made by ``make`` if it has none), brought up to date by a
+        scope-wide scan, which logs its skips as :meth:`scan` does."""
         cache = self._scope(base, scope)
-        key = (start_parts, depth)
-        chain = _chain(base, start_parts)
-        replay = self._unchanged_snapshot(cache, key, chain)
-        if replay is not None:
-            return _replayed(scope, replay, walked=False)
-        since = self._feed.mark() if chain else None
-        walked = _WalkReport(scope, self._feed if since is not None else None)
-        candidates = discovery.walk(
-            start_fd,
-            depth,
-            report_too_deep=depth > 0,
-            on_skip=walked.skip,
-            limit=self._limit,
-            entries_of=self._listings.entries,
-            on_directory=walked.directory if since is not None else None,
-        )
-        previous = cache.snapshots.get(key)
-        if previous is not None and since is None and previous.candidates == candidates:
-            return _replayed(scope, previous, walked=True)
-        found, skipped, settled = self._load_all(cache, scope, start_fd, start_parts, candidates)
-        snapshot = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walked.skipped))
-        # A file with a second hard link can be written through a directory nobody watches.
-        vouched = since is not None and walked.all_watched and not _shares_inodes(candidates)
-        if vouched:
-            snapshot = dataclasses.replace(
-                snapshot, since=since, watches=walked.watches, chain=chain
-            )
-        with self._mutex:
-            cache.retain(key, {start_parts + candidate.parts for candidate in candidates})
-            if vouched or settled:
-                cache.keep(key, snapshot)
-        return found
+        follower = self._follower(cache, base, make)
+        self._scan(cache, base, start_fd, (scope,), SCOPE_DEPTH)
+        return cast(_F, follower)
 
     def load(
         self, base: str, dir_fd: int, parts: tuple[str, ...], *, fresh: bool
@@ -313,13 +491,23 @@ class Scanner:
             raise files.SymlinkRefused()
         if not stat.S_ISREG(status.st_mode):
             return None
-        candidate = discovery.Candidate((parts[-1],), files.identity_of(status))
+        identity = files.identity_of(status)
         cache = self._scope(base, parts[0])
-        outcome = self._read(cache, dir_fd, candidate, parts, fresh=fresh)
+        outcome = None if fresh else _trusted_outcome(cache, identity, parts)
+        if outcome is None:
+            outcome = self._read(cache, base, dir_fd, parts[-1], parts)
         if not isinstance(outcome, StoredRecord):
             log_skip(parts[0], outcome)
             return None
         return outcome
+
+    def count(self, start_fd: int, depth: int) -> int:
+        """The candidates below ``start_fd`` as a walk finds them, from the directory
+        listings kept (a directory changed since is listed again); stats and reads nothing.
+
+        Raises :class:`CandidateLimitExceeded` past the limit.
+        """
+        return discovery.count_candidates(start_fd, depth, self._limit, self._listings.summary)
 
     def forget(self, base: str, parts: tuple[str, ...]) -> None:
         """Drop the cached outcome of a file that was just removed."""
@@ -327,73 +515,185 @@ class Scanner:
         with self._mutex:
             cache.put(parts, None)
 
+    def whole(self, base: str, stored: StoredRecord) -> Record:
+        """The whole record of ``stored``: from the cache, or read again from its file.
+
+        The file must still hold the bytes ``stored`` stands for, else
+        :class:`RecordChanged`; filesystem failures pass through the store's guard.
+        """
+        record = self._whole.get(stored)
+        if record is not None:
+            return record
+        with self._guarded(stored.parts[:-1]):
+            data = _read_again(base, stored.parts)
+        if hashlib.sha256(data).digest() != stored._digest:
+            raise RecordChanged()
+        record = _whole_record(data, stored.parts)
+        self._whole.put(stored, record, len(data))
+        return record
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _scan(
+        self,
+        cache: _ScopeCache,
+        base: str,
+        start_fd: int,
+        start_parts: tuple[str, ...],
+        depth: int,
+    ) -> tuple[StoredRecord, ...]:
+        scope = start_parts[0]
+        key = (start_parts, depth)
+        chain = _chain(base, start_parts)
+        replay = self._unchanged_snapshot(cache, key, chain)
+        if replay is not None:
+            return _replayed(scope, replay, walked=False)
+        since = self._feed.mark() if chain else None
+        walked = _WalkReport(scope, self._feed if since is not None else None)
+        candidates = discovery.walk(
+            start_fd,
+            depth,
+            report_too_deep=depth > 0,
+            on_skip=walked.skip,
+            limit=self._limit,
+            entries_of=self._listings.entries,
+            on_directory=walked.directory if since is not None else None,
+        )
+        previous = cache.snapshots.get(key)
+        if previous is not None and since is None and previous.candidates == candidates:
+            return _replayed(scope, previous, walked=True)
+        found, skipped, settled = self._load_all(cache, base, start_fd, start_parts, candidates)
+        snapshot = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walked.skipped))
+        # A file with a second hard link can be written through a directory nobody watches.
+        vouched = since is not None and walked.all_watched and not _shares_inodes(candidates)
+        if vouched:
+            snapshot = dataclasses.replace(
+                snapshot, candidates=None, since=since, watches=walked.watches, chain=chain
+            )
+        with self._mutex:
+            cache.retain(key, {start_parts + candidate.parts for candidate in candidates})
+            if vouched or settled:
+                cache.keep(key, snapshot)
+        return snapshot.found
+
+    def _follower(self, cache: _ScopeCache, base: str, make: Callable[[], Follower]) -> Follower:
+        """The cache's follower; a new one is first told of every record the cache holds."""
+        with self._mutex:
+            if cache.follower is not None:
+                return cache.follower
+            follower = cache.follower = make()
+            for stored in cache.records():
+                try:
+                    record = self.whole(base, stored)
+                except Exception:  # noqa: BLE001 - gone or unreadable: the next scan reads it
+                    cache.put(stored.parts, None)
+                    continue
+                follower.added(stored, record)
+            return follower
+
     def _load_all(
         self,
         cache: _ScopeCache,
-        scope: str,
+        base: str,
         start_fd: int,
         start_parts: tuple[str, ...],
         candidates: list[discovery.Candidate],
     ) -> tuple[list[StoredRecord], list[Skip], bool]:
         """Every candidate's outcome (cached when trusted); whether all of them were trusted."""
+        scope = start_parts[0]
         found: list[StoredRecord] = []
         skipped: list[Skip] = []
         settled = True
-        for candidate in candidates:
-            parts = start_parts + candidate.parts
-            outcome = _trusted_outcome(cache, candidate, parts)
-            if outcome is None:
-                settled = False
-                outcome = self._read(cache, start_fd, candidate, parts, fresh=True)
-            if isinstance(outcome, StoredRecord):
-                found.append(outcome)
-            else:
-                skipped.append(outcome)
-                log_skip(scope, outcome)
+        read = 0
+        with _Directories(start_fd) as directories:
+            for candidate in candidates:
+                parts = start_parts + candidate.parts
+                outcome = _trusted_outcome(cache, candidate.identity, parts)
+                if outcome is None:
+                    settled = False
+                    outcome = self._read_candidate(cache, base, directories, candidate, parts)
+                    read += 1
+                    if read % FREEZE_EVERY == 0:
+                        # What a large scan keeps lives as long as the cache: out of the
+                        # cyclic collector's way, a full collection does not walk it again
+                        # and again while the scan grows (at 100,000 records that was a
+                        # third of the scan's time).
+                        gc.freeze()
+                if isinstance(outcome, StoredRecord):
+                    found.append(outcome)
+                else:
+                    skipped.append(outcome)
+                    log_skip(scope, outcome)
         return found, skipped, settled
 
-    def _read(
+    def _read_candidate(
         self,
         cache: _ScopeCache,
-        dir_fd: int,
+        base: str,
+        directories: _Directories,
         candidate: discovery.Candidate,
         parts: tuple[str, ...],
-        *,
-        fresh: bool,
     ) -> Outcome:
-        if not fresh:
-            cached = _trusted_outcome(cache, candidate, parts)
-            if cached is not None:
-                return cached
+        try:
+            dir_fd = directories.open(candidate.parts[:-1])
+        except OSError as exc:
+            with self._mutex:
+                cache.put(parts, None)
+            skipped = files.EntrySkipped(files.open_failure_reason(exc))
+            skipped.__cause__ = exc
+            return _skip_of(skipped, parts)
+        return self._read(cache, base, dir_fd, parts[-1], parts)
+
+    def _read(
+        self, cache: _ScopeCache, base: str, dir_fd: int, name: str, parts: tuple[str, ...]
+    ) -> Outcome:
         entry = cache.entries.get(parts)
         read_ns = self._clock()
         try:
-            content = files.read_candidate(dir_fd, candidate.parts)
+            content = files.read_file_at(dir_fd, name)
         except files.EntrySkipped as skipped:
             # Only skips tied to the file's identity (its size) can be reused.
             kept = None
             if skipped.identity is not None:
-                kept = _Entry(skipped.identity, read_ns, None, skipped.reason)
+                kept = _entry(skipped.identity, read_ns, None, skipped.reason)
             with self._mutex:
                 cache.put(parts, kept)
             return _skip_of(skipped, parts)
-        digest = hashlib.sha256(content.data).hexdigest()
+        digest = hashlib.sha256(content.data).digest()
+        record: Record | None = None
         if entry is not None and entry.digest == digest:
             outcome = entry.outcome
         else:
-            outcome = _parse(content.data, parts, digest)
+            outcome, record = _parse(content.data, parts, digest, self._origin(base))
         with self._mutex:
-            cache.put(parts, _Entry(content.identity, read_ns, digest, outcome))
+            cache.put(parts, _entry(content.identity, read_ns, digest, outcome), record)
+        if record is not None and isinstance(outcome, StoredRecord):
+            self._whole.put(outcome, record, len(content.data))
         return outcome
+
+    def _origin(self, base: str) -> _Origin:
+        origin = self._origins.get(base)
+        if origin is None:
+            with self._mutex:
+                origin = self._origins.setdefault(base, _Origin(self, base))
+                while len(self._origins) > MAX_SCOPES:
+                    del self._origins[next(iter(self._origins))]
+        return origin
+
+    def _guarded(self, directory: tuple[str, ...]) -> AbstractContextManager[None]:
+        if self._guard is None:
+            return _Unguarded()
+        return self._guard(directory)
 
     def _scope(self, base: str, scope: str) -> _ScopeCache:
         key = (base, scope)
         with self._mutex:
             cache = self._scopes.pop(key, None)
             if cache is None:
-                cache = _ScopeCache(self._limit)
+                cache = _ScopeCache(self._limit, self._whole)
             self._scopes[key] = cache
             while len(self._scopes) > MAX_SCOPES:
+                # The scans still running on it keep it, and its follower, to themselves.
                 del self._scopes[next(iter(self._scopes))]
             return cache
 
@@ -407,6 +707,78 @@ class Scanner:
         if not self._feed.unchanged(snapshot.watches, snapshot.since):
             return None
         return snapshot
+
+
+class _Unguarded(AbstractContextManager[None]):
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+
+class _Directories(AbstractContextManager["_Directories"]):
+    """The directories below a scan's start that its reads go through, each opened once
+    (no-follow, like every descent) while the scan reads the files in it."""
+
+    def __init__(self, start_fd: int) -> None:
+        self._start_fd = start_fd
+        self._names: tuple[str, ...] = ()
+        self._fd: int | None = None
+
+    def open(self, names: tuple[str, ...]) -> int:
+        """The directory ``start/names...``, kept open until another one is asked for."""
+        if not names:
+            return self._start_fd
+        if self._fd is not None and names == self._names:
+            return self._fd
+        self._close()
+        self._fd = files.open_beneath(self._start_fd, names)
+        self._names = names
+        return self._fd
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._close()
+
+
+class _WholeRecords:
+    """The whole records last read: at most MAX_WHOLE_RECORDS of them and
+    MAX_WHOLE_RECORD_BYTES of their files' bytes, least recently used first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[StoredRecord, tuple[Record, int]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, stored: StoredRecord) -> Record | None:
+        with self._lock:
+            kept = self._kept.get(stored)
+            if kept is None:
+                return None
+            self._kept.move_to_end(stored)
+            return kept[0]
+
+    def take(self, stored: StoredRecord) -> Record | None:
+        """Forget ``stored``'s record, returning it if it was kept."""
+        with self._lock:
+            old = self._kept.pop(stored, None)
+            if old is None:
+                return None
+            self._bytes -= old[1]
+            return old[0]
+
+    def put(self, stored: StoredRecord, record: Record, size: int) -> None:
+        with self._lock:
+            old = self._kept.pop(stored, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._kept[stored] = (record, size)
+            self._bytes += size
+            while len(self._kept) > MAX_WHOLE_RECORDS or self._bytes > MAX_WHOLE_RECORD_BYTES:
+                _, (_, dropped) = self._kept.popitem(last=False)
+                self._bytes -= dropped
 
 
 class _WalkReport:
@@ -435,12 +807,12 @@ class _WalkReport:
         return tuple(wd for wd in self._watches if wd is not None)
 
 
-def _replayed(scope: str, snapshot: _Snapshot, *, walked: bool) -> list[StoredRecord]:
+def _replayed(scope: str, snapshot: _Snapshot, *, walked: bool) -> tuple[StoredRecord, ...]:
     """The snapshot's records, logging the warnings this scan would have logged."""
     reasons = snapshot.skipped if walked else snapshot.walk_skipped + snapshot.skipped
     for reason in reasons:
         log_skip(scope, reason)
-    return list(snapshot.found)
+    return snapshot.found
 
 
 def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int], ...]:
@@ -469,11 +841,11 @@ def _shares_inodes(candidates: list[discovery.Candidate]) -> bool:
 
 
 def _trusted_outcome(
-    cache: _ScopeCache, candidate: discovery.Candidate, parts: tuple[str, ...]
+    cache: _ScopeCache, identity: files.Identity | None, parts: tuple[str, ...]
 ) -> Outcome | None:
     """The cached outcome for ``parts`` if its entry is trusted for the walk's identity."""
     entry = cache.entries.get(parts)
-    if entry is not None and entry.trusted(candidate.identity):
+    if entry is not None and entry.trusted(identity):
         return entry.outcome
     return None
 
@@ -485,24 +857,63 @@ def _skip_of(skipped: files.EntrySkipped, parts: tuple[str, ...]) -> Skip:
     return skipped.reason
 
 
-def _parse(data: bytes, parts: tuple[str, ...], digest: str) -> Outcome:
+def _parse(
+    data: bytes, parts: tuple[str, ...], digest: bytes, origin: _Origin | None
+) -> tuple[Outcome, Record | None]:
+    """The outcome of a file's bytes, with the whole record when it is valid."""
     try:
         record = parse_record_bytes(data)
     except RecordInvalid as invalid:
-        return invalid.reason
+        return invalid.reason, None
     if isinstance(record, CanonicalRecord) and record_parts(record) != parts:
-        return PATH_MISMATCH
-    return StoredRecord(record, parts, digest)
+        return PATH_MISMATCH, None
+    return StoredRecord(record, parts, digest, origin), record
+
+
+def _whole_record(data: bytes, parts: tuple[str, ...]) -> Record:
+    """The valid record of a file read again, else :class:`RecordChanged`."""
+    try:
+        record = parse_record_bytes(data)
+    except RecordInvalid:
+        raise RecordChanged() from None
+    if isinstance(record, CanonicalRecord) and record_parts(record) != parts:
+        raise RecordChanged()
+    return record
+
+
+def _read_again(base: str, parts: tuple[str, ...]) -> bytes:
+    """The bytes of the file at root-relative ``parts`` (a followed root, a no-follow
+    descent and file, as a single-file load reads); :class:`RecordChanged` when there is
+    no readable record file there any more."""
+    try:
+        root_fd = files.open_directory(base, follow=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise RecordChanged() from None
+    with files.closing_fd(root_fd):
+        try:
+            dir_fd = files.open_beneath(root_fd, parts[:-1])
+        except (FileNotFoundError, NotADirectoryError):
+            raise RecordChanged() from None
+        with files.closing_fd(dir_fd):
+            try:
+                return files.read_file_at(dir_fd, parts[-1]).data
+            except files.EntrySkipped as skipped:
+                cause = skipped.__cause__
+                if isinstance(cause, OSError) and skipped.reason == files.UNREADABLE:
+                    if not isinstance(cause, FileNotFoundError):
+                        raise cause from None
+                raise RecordChanged() from None
 
 
 # --- directory listings --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Listing:
     change: tuple[int, int]  # the directory's (st_mtime_ns, st_ctime_ns) before listing
     listed_ns: int
     entries: discovery.Entries
+    summary: discovery.Summary | None = None  # its count, made when first asked
 
 
 class _Listings:
@@ -527,6 +938,16 @@ class _Listings:
         self._mutex = threading.Lock()
 
     def entries(self, fd: int) -> discovery.Entries:
+        return self._listing(fd).entries
+
+    def summary(self, fd: int) -> discovery.Summary:
+        """What counting needs of the directory, from its listing."""
+        listing = self._listing(fd)
+        if listing.summary is None:
+            listing.summary = discovery.summarize(listing.entries)
+        return listing.summary
+
+    def _listing(self, fd: int) -> _Listing:
         status = os.fstat(fd)
         key = (status.st_dev, status.st_ino)
         change = (status.st_mtime_ns, status.st_ctime_ns)
@@ -537,12 +958,11 @@ class _Listings:
             and known.change == change
             and max(change) < known.listed_ns - RACY_WINDOW_NS
         ):
-            return known.entries
-        listed_ns = self._clock()
-        entries = discovery.list_entries(fd)
-        if all(kind is not files.UNREADABLE for _, kind in entries):
-            self._keep(key, _Listing(change, listed_ns, entries))
-        return entries
+            return known
+        listing = _Listing(change, self._clock(), discovery.list_entries(fd))
+        if all(kind is not files.UNREADABLE for _, kind in listing.entries):
+            self._keep(key, listing)
+        return listing
 
     def _keep(self, key: tuple[int, int], listing: _Listing) -> None:
         size = len(listing.entries)

@@ -22,9 +22,9 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
-from mymcp.plugins.mnemosyne.memory import discovery, faults, files, scan, writes
+from mymcp.plugins.mnemosyne.memory import faults, files, scan, writes
 from mymcp.plugins.mnemosyne.memory.errors import (
     CandidateLimitExceeded,
     Conflict,
@@ -48,6 +48,7 @@ from mymcp.plugins.mnemosyne.memory.writes import encode_record
 __all__ = ["CollectionMode", "MemoryStore", "StoredRecord", "encode_record"]
 
 CollectionMode = Literal["all", "none", "exact"]
+F = TypeVar("F", bound=scan.Follower)
 
 
 class MemoryStore:
@@ -67,13 +68,29 @@ class MemoryStore:
     ) -> None:
         feed = shared_feed() if watch_changes else ChangeFeed(enabled=False)
         self.candidate_limit = candidate_limit
-        self._scanner = scan.Scanner(clock, feed, candidate_limit)
+        self._scanner = scan.Scanner(clock, feed, candidate_limit, guard=_Unavailable)
 
     # --- reads ---------------------------------------------------------------------------
 
     def recall_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
         """Every valid record of the scope (recall's discovery and container rules)."""
         return self._scope_scan(root, scope)
+
+    def followed_scope(self, root: Path, scope: Scope, make: Callable[[], F]) -> F | None:
+        """The follower of the scope's records (made by ``make`` when the scope has none),
+        brought up to date by a scan with recall's discovery and container rules; None when
+        there is no scope directory to read (no records).
+
+        The follower hears of every record the store's cache of the scope gains or loses,
+        when it happens, whichever read caused it (see ``scan.Follower``).
+        """
+        base = os.path.abspath(root)
+        with _Unavailable((str(scope),)):
+            start_fd = self._open_scope(root, scope)
+            if start_fd is None:
+                return None
+            with files.closing_fd(start_fd):
+                return self._scanner.follow(base, start_fd, str(scope), make)
 
     def inspect_legacy_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
         """Every valid record of the scope, for a version 1 lookup (same rules as recall)."""
@@ -157,11 +174,10 @@ class MemoryStore:
             if start_fd is None:
                 return 0
             with files.closing_fd(start_fd):
-                limit = self.candidate_limit
                 try:
-                    return discovery.count_candidates(start_fd, scan.SCOPE_DEPTH, limit)
+                    return self._scanner.count(start_fd, scan.SCOPE_DEPTH)
                 except CandidateLimitExceeded:
-                    return limit + 1
+                    return self.candidate_limit + 1
 
     # --- the lock ------------------------------------------------------------------------
 
@@ -278,15 +294,21 @@ class MemoryStore:
     def _scope_scan(self, root: Path, scope: Scope) -> list[StoredRecord]:
         base = os.path.abspath(root)
         with _Unavailable((str(scope),)):
-            try:
-                start_fd = _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
-            except files.SymlinkRefused:
-                scan.log_skip(scope, files.SYMLINK)
-                return []
+            start_fd = self._open_scope(root, scope)
             if start_fd is None:
                 return []
             with files.closing_fd(start_fd):
                 return self._scanner.scan(base, start_fd, (str(scope),), scan.SCOPE_DEPTH)
+
+    @staticmethod
+    def _open_scope(root: Path, scope: Scope) -> int | None:
+        """The scope directory as recall reads it: a followed root, no symlinked scope
+        directory (logged as skipped), None when there is none."""
+        try:
+            return _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
+        except files.SymlinkRefused:
+            scan.log_skip(scope, files.SYMLINK)
+            return None
 
 
 # --- opening the root and descending -------------------------------------------------------

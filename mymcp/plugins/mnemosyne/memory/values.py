@@ -87,6 +87,8 @@ def is_legacy_id(value: object) -> bool:
 
 def _unify(value: str) -> str:
     """Line endings to ``\\n``, then Unicode NFC."""
+    if value.isascii() and "\r" not in value:
+        return value  # already both: ASCII text is its own NFC form
     return unicodedata.normalize("NFC", value.replace("\r\n", "\n").replace("\r", "\n"))
 
 
@@ -170,7 +172,20 @@ def parse_timestamp(value: object) -> str | None:
     The instant must exist on the UTC calendar (no 29 February outside leap years, no
     second 60). Any decimal digit is accepted in every digit position.
     """
-    return _parse_instant(_TIMESTAMP_RE, value)
+    if isinstance(value, str) and value in _valid_stamps:
+        return value
+    parsed = _parse_instant(_TIMESTAMP_RE, value)
+    if parsed is not None and parsed == value:
+        # Instants are read in bulk with every record; most are already in their form.
+        if len(_valid_stamps) >= _STAMPS_KEPT:
+            _valid_stamps.clear()
+        _valid_stamps.add(parsed)
+    return parsed
+
+
+# Canonical instants seen valid, at most _STAMPS_KEPT of them.
+_STAMPS_KEPT: Final = 4096
+_valid_stamps: set[str] = set()
 
 
 def parse_event_timestamp(value: object) -> str | None:

@@ -37,7 +37,7 @@ import re
 import sys
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Final, Protocol, cast
 
 from mymcp.plugins.mnemosyne.memory.spellings import american
@@ -51,6 +51,7 @@ __all__ = [
     "chunks",
     "fold",
     "piece_keys",
+    "piece_keys_of",
     "splits",
     "stemming_language",
     "text_keys",
@@ -185,10 +186,12 @@ def piece_keys(piece: str, language: str | None) -> tuple[str, ...]:
 
 def text_keys(text: str, language: str | None) -> set[str]:
     """Every key of ``text`` in one language."""
-    keys: set[str] = set()
-    for piece in set(fold(text).split()):
-        keys.update(_stemmers.piece_keys(piece, language))
-    return keys
+    return set().union(*map(_stemmers.pieces(language).__getitem__, set(fold(text).split())))
+
+
+def piece_keys_of(language: str | None) -> Mapping[str, tuple[str, ...]]:
+    """The keys of each folded piece of text in ``language``, looked up by the piece."""
+    return _stemmers.pieces(language)
 
 
 def word_key(word: str, language: str | None) -> str | None:
@@ -251,6 +254,23 @@ def _stop_stems() -> frozenset[str]:
     return _stop_stems_cache
 
 
+class _PieceKeys(dict[str, tuple[str, ...]]):
+    """The keys of each folded piece of text met in one language; a piece not met yet is
+    worked out on lookup, so a whole text's pieces can be looked up in one pass of C."""
+
+    def __init__(self, language: str | None) -> None:
+        super().__init__()
+        self.language = language
+
+    def __missing__(self, piece: str) -> tuple[str, ...]:
+        chunk = _trim(piece)
+        keys = tuple(set(chunk_keys(chunk, self.language))) if chunk else ()
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[piece] = keys
+        return keys
+
+
 class _Stemmers:
     """The Snowball stemmers, made on first use, and per language two bounded caches: the
     stem of each word and the keys of each piece of text.
@@ -263,7 +283,7 @@ class _Stemmers:
         self._lock = threading.Lock()
         self._stemmers: dict[str, Callable[[str], str]] = {}
         self._stems: dict[str, dict[str, str]] = {}
-        self._pieces: dict[str | None, dict[str, tuple[str, ...]]] = {}
+        self._pieces: dict[str | None, _PieceKeys] = {}
         self._available: frozenset[str] | None = None
 
     def available(self) -> frozenset[str]:
@@ -272,17 +292,16 @@ class _Stemmers:
                 self._available = frozenset(_snowball().algorithms())
         return self._available
 
+    def pieces(self, language: str | None) -> _PieceKeys:
+        """The cache of piece keys of one language (looking a piece up fills it)."""
+        table = self._pieces.get(language)
+        if table is None:
+            table = self._pieces.setdefault(language, _PieceKeys(language))
+        return table
+
     def piece_keys(self, piece: str, language: str | None) -> tuple[str, ...]:
         """The keys of one folded white-space separated piece of a text, cached."""
-        pieces = self._pieces.setdefault(language, {})
-        keys = pieces.get(piece)
-        if keys is None:
-            chunk = _trim(piece)
-            keys = tuple(set(chunk_keys(chunk, language))) if chunk else ()
-            if len(pieces) >= _CACHE_LIMIT:
-                pieces.clear()
-            pieces[piece] = keys
-        return keys
+        return self.pieces(language)[piece]
 
     def stem(self, word: str, language: str | None) -> str:
         if language is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -14,8 +16,7 @@ from mymcp.plugins.mnemosyne.memory.cursors import (
     MAX_PAGE_SIZE,
 )
 from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.records import LegacyRecord
-from mymcp.plugins.mnemosyne.memory.references import reference_dict
+from mymcp.plugins.mnemosyne.memory.references import CanonicalReference, LegacyReference
 from mymcp.plugins.mnemosyne.memory.values import is_identifier
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
@@ -29,6 +30,7 @@ from mymcp.plugins.mnemosyne.tools.framework import (
 
 if TYPE_CHECKING:
     from mymcp.plugins.mnemosyne.memory.listing import ListedItem, ListRequest, Page, Selector
+    from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
 
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
 
@@ -166,33 +168,51 @@ def _page_size(arguments: Mapping[str, Any]) -> int:
 # --- the result ----------------------------------------------------------------------------
 
 
-_ITEM_MEMO = "memory_list.item"
+# The list entries built, by record version (a superseded version's go with it); past
+# _MAX_ITEMS of them all are dropped. Each is built from what the stored record keeps.
+_MAX_ITEMS = 4096
+_items: weakref.WeakKeyDictionary[StoredRecord, tuple[tuple[Scope, str], tuple[JsonObject, str]]]
+_items = weakref.WeakKeyDictionary()
+_items_lock = threading.Lock()
 
 
 def _item(item: ListedItem, scope: Scope) -> tuple[JsonObject, str]:
     """The list entry of one record and its JSON text, built once per record version."""
     key = (scope, item.inspectability)
-    memo = item.stored.derived.get(_ITEM_MEMO)
-    if isinstance(memo, tuple) and memo[0] == key:
-        cached: tuple[JsonObject, str] = memo[1]
-        return cached
+    with _items_lock:
+        kept = _items.get(item.stored)
+    if kept is not None and kept[0] == key:
+        return kept[1]
     entry = _build_item(item, scope)
     built = (entry, jsonvalue.encode(entry))
-    item.stored.derived[_ITEM_MEMO] = (key, built)
+    with _items_lock:
+        if len(_items) >= _MAX_ITEMS:
+            _items.clear()
+        _items[item.stored] = (key, built)
     return built
 
 
 def _build_item(item: ListedItem, scope: Scope) -> JsonObject:
-    record = item.stored.record
+    # Everything here is kept with the stored record: no record file is read again.
+    stored = item.stored
     entry: JsonObject = {
-        "reference": reference_dict(record, scope),
-        "title": record.title,
+        "reference": _reference(stored, scope),
+        "title": stored.title,
         "inspectability": item.inspectability,
     }
-    if not isinstance(record, LegacyRecord):
-        entry["kind"] = record.kind.value
-        entry["lifecycle"] = {"state": record.state.value}
+    if stored.kind is not None and stored.state is not None:
+        entry["kind"] = stored.kind.value
+        entry["lifecycle"] = {"state": stored.state.value}
     return entry
+
+
+def _reference(stored: StoredRecord, scope: Scope) -> JsonObject:
+    """The reference of a listed record (a canonical record's is its path)."""
+    if stored.legacy_id is not None:
+        return LegacyReference(scope, stored.legacy_id).as_dict()
+    namespace_id = stored.namespace_id
+    assert namespace_id is not None
+    return CanonicalReference(scope, namespace_id, stored.collection_id, stored.id).as_dict()
 
 
 def _payload(page: Page, scope: Scope) -> EncodedObject:

@@ -39,10 +39,15 @@ from mymcp.plugins.mnemosyne.memory.errors import (
     ContentRefused,
     InvalidRequest,
 )
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, LegacyRecord, Record
-from mymcp.plugins.mnemosyne.memory.remember import duplicate_key, new_memory_id
+from mymcp.plugins.mnemosyne.memory.records import (
+    CanonicalRecord,
+    LegacyRecord,
+    Record,
+    duplicate_key,
+)
+from mymcp.plugins.mnemosyne.memory.remember import new_memory_id
 from mymcp.plugins.mnemosyne.memory.scan import record_parts
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, encode_record
+from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 
@@ -192,16 +197,45 @@ class _Writer:
 # --- what the notebook holds -----------------------------------------------------------------
 
 
+# A record of a directory: one found there (read whole only when it must be compared) or
+# one this import put there.
+_Known = StoredRecord | CanonicalRecord
+
+
+def _whole(known: _Known) -> CanonicalRecord:
+    record = known.record if isinstance(known, StoredRecord) else known
+    assert isinstance(record, CanonicalRecord)
+    return record
+
+
 @dataclass
 class _Directory:
-    """The valid version 2 records of one directory, by id and by duplicate identity."""
+    """The valid version 2 records of one directory, by id and by the hash of their
+    duplicate identity, in the order they were found."""
 
-    ids: dict[str, CanonicalRecord] = field(default_factory=dict)
-    keys: dict[tuple[object, ...], CanonicalRecord] = field(default_factory=dict)
+    ids: dict[str, _Known] = field(default_factory=dict)
+    keys: dict[int | None, list[_Known]] = field(default_factory=dict)
 
-    def add(self, record: CanonicalRecord) -> None:
-        self.ids.setdefault(record.id, record)
-        self.keys.setdefault(duplicate_key(record), record)
+    def add(self, known: _Known) -> None:
+        self.ids.setdefault(known.id, known)
+        if isinstance(known, StoredRecord):
+            duplicate = known.duplicate
+        else:
+            duplicate = hash(duplicate_key(known))
+        self.keys.setdefault(duplicate, []).append(known)
+
+    def same_id(self, record_id: str) -> CanonicalRecord | None:
+        known = self.ids.get(record_id)
+        return None if known is None else _whole(known)
+
+    def equal(self, record: CanonicalRecord) -> CanonicalRecord | None:
+        """The first record found that is equal to ``record`` by the duplicate rule."""
+        wanted = duplicate_key(record)
+        for known in self.keys.get(hash(wanted), ()):
+            whole = _whole(known)
+            if duplicate_key(whole) == wanted:
+                return whole
+        return None
 
 
 class _View:
@@ -252,7 +286,7 @@ class _View:
         if isinstance(record, LegacyRecord):
             return self._legacy_there(entry.parts, record)
         directory = self._directory(entry.parts[:-1])
-        same = None if entry.fresh else directory.ids.get(record.id)
+        same = None if entry.fresh else directory.same_id(record.id)
         path = "/".join(entry.parts)
         if same is not None and entry.parts in self._ours:
             return f"{path}: the same id came earlier in this file"
@@ -263,7 +297,7 @@ class _View:
                 f"{path}: a record with this id is there at revision {same.revision} and "
                 "differs; it is kept as it is"
             )
-        equal = directory.keys.get(duplicate_key(record))
+        equal = directory.equal(record)
         if equal is None:
             return None
         if record_parts(equal) in self._ours:
@@ -305,8 +339,8 @@ class _View:
                 collection[0] if collection else None,
             )
             for stored in found:
-                if isinstance(stored.record, CanonicalRecord):
-                    known.add(stored.record)
+                if stored.is_canonical:
+                    known.add(stored)
             self._directories[names] = known
         return known
 

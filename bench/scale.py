@@ -1,0 +1,228 @@
+"""Section: a notebook of 1,000, 10,000 and 100,000 memories in one scope (issue 37).
+
+For each N, seed N canonical records into one scope (written straight as files, in the
+layout ``common.seed_root`` writes), let them settle, and time the floor: reading and
+``json.loads``-ing those files in a plain loop. Then start a server with the candidate limit
+at 100,000 (``MNEMOSYNE_MEMORY_CANDIDATE_LIMIT``) and the remember gate on, and measure:
+
+- ``first recall``: from spawning the server until its first ``memory_recall`` is answered
+  (the server's start, the walk, reading, parsing and indexing every file), and that time
+  as a multiple of the floor (the goal: at most 3x);
+- ``recall``, ``wider``, ``list``, ``inspect`` and ``remember``: p50 over HTTP after a
+  warm-up (``wider``: queries only the wider tier answers; ``list``: the scope's first page;
+  ``remember``: a new memory each time, removed again after its call, outside the timing),
+  and recall's p50 as a multiple of the 1,000-record scope's in the same run (at most 5x);
+- ``RSS``: the server's resident memory after all of that, beside the notebook's bytes
+  (the sum of its files' sizes) and as a multiple of them (at most 2x).
+
+``--against PATH`` measures the same at 1,000 records with another checkout of MyMCP (say, a
+``git worktree`` of main before this work, with its own default limit), to show that 1,000
+records are served no slower than before. Run it with ``python bench/scale.py [--sizes
+1000,10000,100000] [--against PATH]`` or ``python bench/run.py --only scale``. Seeding
+100,000 records takes about a minute and needs about 600 MB of disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from common import (
+    SEED_SCOPE,
+    McpHttp,
+    Seeded,
+    Server,
+    measure,
+    ms,
+    print_table,
+    queries,
+    read_parse,
+    seed_root,
+    settle,
+    temporary_root,
+    timed,
+    wider_queries,
+)
+from remember import draft, record_path
+
+from tests.surface import LIMIT_VARIABLE
+
+DEFAULT_SIZES = (1_000, 10_000, 100_000)
+LIMIT = 100_000
+CALLS = 100
+WARMUP = 50
+FIRST_QUERY = "budget plan"
+
+HEADER = (
+    "N",
+    "MB on disk",
+    "floor s",
+    "first recall s",
+    "first/floor",
+    "recall p50",
+    "vs 1,000",
+    "wider p50",
+    "list p50",
+    "inspect p50",
+    "remember p50",
+    "RSS MiB",
+    "RSS/disk",
+)
+
+
+@dataclass(frozen=True)
+class Figures:
+    size: int
+    disk_bytes: int
+    floor_s: float
+    first_s: float
+    recall_ms: float
+    wider_ms: float
+    list_ms: float
+    inspect_ms: float
+    remember_ms: float
+    rss_mib: float
+
+
+def _floor_seconds(paths: Sequence[Path]) -> float:
+    """The median of a few plain read-and-parse passes over every file."""
+    rounds = 3 if len(paths) > 20_000 else 7
+    return statistics.median(timed(lambda: read_parse(paths)) for _ in range(rounds)) / 1000
+
+
+def _server(root: Path, checkout: Path | None) -> Server:
+    extra = {} if checkout is not None else {LIMIT_VARIABLE: str(LIMIT)}
+    return Server(
+        root, gates={"remember": True}, startup_timeout=600.0, checkout=checkout, environment=extra
+    )
+
+
+def _timings(client: McpHttp, seeded: Seeded, root: Path) -> dict[str, float]:
+    asked, wider = queries(50), wider_queries(50)
+    scope = SEED_SCOPE.value
+
+    def recall(index: int) -> Any:
+        return client.call("memory_recall", {"query": asked[index % len(asked)], "scope": scope})
+
+    def recall_wider(index: int) -> Any:
+        return client.call("memory_recall", {"query": wider[index % len(wider)], "scope": scope})
+
+    def listing(index: int) -> Any:
+        return client.call("memory_list", {"scope": scope})
+
+    def inspect(index: int) -> Any:
+        reference = seeded.references[index % len(seeded.references)]
+        return client.call("memory_inspect", {"reference": reference})
+
+    actions: dict[str, Callable[[int], Any]] = {
+        "recall": recall,
+        "wider": recall_wider,
+        "list": listing,
+        "inspect": inspect,
+    }
+    found = {name: measure(action, CALLS, WARMUP).p50 for name, action in actions.items()}
+    found["remember"] = _remember_p50(client, root)
+    return found
+
+
+def _remember_p50(client: McpHttp, root: Path) -> float:
+    """p50 of new memories remembered into the seeded scope, each removed after its call."""
+    import random
+
+    rng = random.Random(11)
+    samples: list[float] = []
+    for index in range(WARMUP + CALLS):
+        arguments = draft(rng, index)
+        started = time.perf_counter_ns()
+        payload = client.call("memory_remember", arguments)
+        elapsed = (time.perf_counter_ns() - started) / 1e6
+        if payload["status"] != "remembered":
+            raise RuntimeError(f"memory_remember answered {payload['status']}")
+        record_path(root, payload["reference"]).unlink()
+        if index >= WARMUP:
+            samples.append(elapsed)
+    return statistics.median(samples)
+
+
+def measure_size(size: int, checkout: Path | None = None) -> Figures:
+    """Every figure of one size, with this checkout (or ``checkout``)."""
+    with temporary_root() as root:
+        seeded = seed_root(root, size)
+        settle()
+        disk_bytes = sum(os.stat(path).st_size for path in seeded.paths)
+        floor_s = _floor_seconds(seeded.paths)
+        started = time.perf_counter()
+        with _server(root, checkout) as server, McpHttp(server, timeout=900.0) as client:
+            first = client.call("memory_recall", {"query": FIRST_QUERY, "scope": SEED_SCOPE.value})
+            first_s = time.perf_counter() - started
+            if first["status"] != "ok":
+                raise RuntimeError(f"the first recall answered {first['status']}")
+            found = _timings(client, seeded, root)
+            rss = server.rss_mib()
+    return Figures(
+        size,
+        disk_bytes,
+        floor_s,
+        first_s,
+        found["recall"],
+        found["wider"],
+        found["list"],
+        found["inspect"],
+        found["remember"],
+        rss,
+    )
+
+
+def _row(figures: Figures, base_recall: float | None, label: str = "") -> tuple[object, ...]:
+    disk_mib = figures.disk_bytes / 2**20
+    versus = f"{figures.recall_ms / base_recall:.2f}x" if base_recall else "-"
+    return (
+        f"{figures.size:,}{label}",
+        f"{figures.disk_bytes / 1e6:.1f}",
+        f"{figures.floor_s:.2f}",
+        f"{figures.first_s:.2f}",
+        f"{figures.first_s / figures.floor_s:.2f}x",
+        ms(figures.recall_ms),
+        versus,
+        ms(figures.wider_ms),
+        ms(figures.list_ms),
+        ms(figures.inspect_ms),
+        ms(figures.remember_ms),
+        f"{figures.rss_mib:.0f}",
+        f"{figures.rss_mib / disk_mib:.2f}x",
+    )
+
+
+def run(sizes: Sequence[int], against: Sequence[Path] = ()) -> None:
+    """Print the scale table (milliseconds unless said) for each size, and the comparison."""
+    measured = [measure_size(size) for size in sizes]
+    base = next((figures.recall_ms for figures in measured if figures.size == 1_000), None)
+    rows = [_row(figures, base) for figures in measured]
+    for checkout in against:
+        rows.append(_row(measure_size(1_000, checkout), base, f" ({checkout.name})"))
+    title = f"a notebook past a thousand memories (candidate limit {LIMIT:,}; over HTTP)"
+    print_table(title, HEADER, rows)
+
+
+def _sizes(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=_sizes, default=list(DEFAULT_SIZES))
+    parser.add_argument("--against", type=Path, action="append", default=[])
+    args = parser.parse_args(argv)
+    run(args.sizes, [path.resolve() for path in args.against])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
