@@ -6,6 +6,7 @@ import gc
 import time
 import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,15 +37,26 @@ def _write(root: Path, name: str, content: str) -> Path:
     return write_record(root, record, "project", f"{name}.json")
 
 
-def test_the_pages_of_one_walk_share_one_view(tmp_path: Path, store: MemoryStore) -> None:
+def test_the_pages_of_one_walk_share_one_view(
+    tmp_path: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in ("a", "b", "c"):
         _write(tmp_path, name, name)
+    built: list[object] = []
+    real = listing._build_view
+
+    def counting(*args: Any) -> Any:
+        built.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(listing, "_build_view", counting)
     first = list_page(store, tmp_path, ListRequest(SCOPE, page_size=2))
     assert first.next_cursor is not None
     second = list_page(store, tmp_path, ListRequest(SCOPE, cursor=first.next_cursor))
     again = list_page(store, tmp_path, ListRequest(SCOPE, page_size=2))
     assert [item.stored.record.id for item in first.items + second.items] == ["a", "b", "c"]
-    assert again.items[0] is first.items[0]  # the same view served the repeated first page
+    assert again.items == first.items
+    assert len(built) == 1  # one view served all three pages
 
 
 def test_a_superseded_view_is_let_go_at_once(tmp_path: Path, store: MemoryStore) -> None:

@@ -10,10 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mymcp.plugins.mnemosyne.memory import discovery
+from mymcp.plugins.mnemosyne.memory import files as files_module
+from mymcp.plugins.mnemosyne.memory import scan as scan_module
 from mymcp.plugins.mnemosyne.memory import store as store_module
 from mymcp.plugins.mnemosyne.memory import watch as watch_module
+from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
@@ -39,15 +44,20 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts full walks."""
+    """Counts walks: full ones, and those that list again only the folders that changed."""
     counted: list[int] = []
-    real = discovery.walk
+    real, real_rescan = discovery.walk, scan_module._Rescan.scan
 
     def counting(*args: Any, **kwargs: Any) -> list[discovery.Candidate]:
         counted.append(1)
         return real(*args, **kwargs)
 
+    def counting_rescan(self: Any, *args: Any, **kwargs: Any) -> Any:
+        counted.append(2)
+        return real_rescan(self, *args, **kwargs)
+
     monkeypatch.setattr(discovery, "walk", counting)
+    monkeypatch.setattr(scan_module._Rescan, "scan", counting_rescan)
     return counted
 
 
@@ -88,6 +98,123 @@ def test_every_change_inside_the_scope_is_seen_by_the_next_scan(root: Path, chan
         (notes / "plain.json").write_text("{not json")
     after = contents(store.recall_scan(root, PROJECT))
     assert after != before
+
+
+# --- scans after a change list again only the folders that changed --------------------------
+
+
+def _seen(store: MemoryStore, root: Path, caplog: pytest.LogCaptureFixture) -> Any:
+    """What a scope scan gives: records by path and content, in order, and its warnings."""
+    caplog.clear()
+    found = store.recall_scan(root, PROJECT)
+    warnings = [record.getMessage() for record in caplog.records]
+    return [(item.parts, item.record.content) for item in found], warnings
+
+
+def _change(root: Path, step: int, choice: int) -> None:
+    """One change somewhere in the scope: add, edit, break, remove a file, add or remove a
+    folder, put a symlink or a folder too deep."""
+    folder = root / "project" / ("notes", "ideas", "ideas/later", "deep/a/b/c/d/e")[choice % 4]
+    action = choice // 4 % 7
+    folder.mkdir(parents=True, exist_ok=True)
+    present = sorted(path for path in folder.glob("*.json") if not path.is_symlink())
+    if action == 0 or not present:
+        write_record(folder, legacy(f"n{step}", f"note {step}"), f"n{step}.json")
+    elif action == 1:
+        write_record(folder, legacy(present[0].stem, f"edited {step}"), present[0].name)
+    elif action == 2:
+        present[-1].write_text("{broken")
+    elif action == 3:
+        present[0].unlink()
+    elif action == 4 and not (folder / "link.json").exists():
+        (folder / "link.json").symlink_to(root / "project" / "notes")
+    elif action == 5:
+        (folder / f"sub{step}").mkdir()
+    else:
+        write_record(folder, legacy(f"z{step}", f"late {step}"), f"sub{step}", f"z{step}.json")
+
+
+@settings(max_examples=40, deadline=None)
+@given(choices=st.lists(st.integers(min_value=0, max_value=27), min_size=1, max_size=12))
+def test_a_scan_after_changes_gives_what_a_fresh_walk_gives(
+    tmp_path_factory: pytest.TempPathFactory, choices: list[int]
+) -> None:
+    root = tmp_path_factory.mktemp("rescan") / "memory"
+    place_canonical(root, canonical_record())
+    write_record(root, legacy("plain"), "project", "notes", "plain.json")
+    write_record(root, legacy("idea", "an idea"), "project", "ideas", "idea.json")
+    kept = MemoryStore()
+    handler = _Messages()
+    logging.getLogger("mymcp.memory.store").addHandler(handler)
+    try:
+        for scan in _SCANS:
+            scan(kept, root)
+        for step, choice in enumerate(choices):
+            _change(root, step, choice)
+            for scan in _SCANS:
+                handler.messages.clear()
+                seen = [(item.parts, item.record.content) for item in scan(kept, root)]
+                warned = list(handler.messages)
+                handler.messages.clear()
+                fresh = scan(MemoryStore(watch_changes=False), root)
+                assert seen == [(item.parts, item.record.content) for item in fresh]
+                assert warned == handler.messages
+    finally:
+        logging.getLogger("mymcp.memory.store").removeHandler(handler)
+
+
+# A scope-wide scan and the two scans of a namespace that list a folder and its subfolders.
+_SCANS: tuple[Any, ...] = (
+    lambda store, root: store.recall_scan(root, PROJECT),
+    lambda store, root: store.list_scan(root, PROJECT, "ideas", "all", None),
+    lambda store, root: store.list_scan(root, PROJECT, "ideas", "none", None),
+)
+
+
+class _Messages(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_change_in_one_folder_lists_and_reads_only_that_folder(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for number in range(20):
+        write_record(root, legacy(f"q{number}", "quiet"), "project", "quiet", f"q{number}.json")
+    store = MemoryStore()
+    store.recall_scan(root, PROJECT)
+    stats: list[str] = []
+    real = files_module.lstat_at
+
+    def counting(dir_fd: int | None, name: str) -> Any:
+        stats.append(name)
+        return real(dir_fd, name)
+
+    monkeypatch.setattr(files_module, "lstat_at", counting)
+    write_record(root, legacy("more", "coffee"), "project", "notes", "more.json")
+    found = store.recall_scan(root, PROJECT)
+
+    assert sorted(item.record.content for item in found if item.parts[1] == "notes") == [
+        "coffee",
+        "tea",
+    ]
+    assert not [name for name in stats if name.startswith("q")]  # the quiet folder: no stat
+    assert len(found) == 23
+
+
+def test_a_scan_after_a_change_stops_at_the_candidate_limit(root: Path) -> None:
+    store = MemoryStore(candidate_limit=1000)
+    store.recall_scan(root, PROJECT)
+    bulk = root / "project" / "bulk"
+    bulk.mkdir()
+    for number in range(999):
+        (bulk / f"{number}.json").write_bytes(b"{}")
+    with pytest.raises(CandidateLimitExceeded):
+        store.recall_scan(root, PROJECT)
 
 
 def test_replacing_the_scope_directory_is_seen(root: Path, tmp_path: Path) -> None:

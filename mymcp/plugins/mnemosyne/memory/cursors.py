@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -38,8 +38,10 @@ __all__ = [
     "canonical_json",
     "issue_cursor",
     "open_cursor",
+    "secret_marker",
     "selector_digest",
     "snapshot_digest",
+    "snapshot_digest_of",
 ]
 
 MAX_CURSOR_LENGTH = 4096
@@ -97,17 +99,25 @@ def selector_digest(selector: object) -> str:
 
 
 def snapshot_digest(snapshot: bytes) -> str:
-    """Keyed fingerprint of a snapshot already rendered as canonical JSON.
-
-    Every page of a walk fingerprints the same (unchanged) snapshot object, so the last few
-    results are remembered; a bytes object caches its own hash, which keeps a hit cheap.
-    """
-    return _snapshot_digest(_secret(), snapshot)
+    """Keyed fingerprint of a snapshot already rendered as canonical JSON."""
+    return snapshot_digest_of((snapshot,))
 
 
-@functools.lru_cache(maxsize=8)
-def _snapshot_digest(secret: ProcessSecret, snapshot: bytes) -> str:
-    return _keyed_hex(secret, _SNAPSHOT_CONTEXT, snapshot)
+def snapshot_digest_of(pieces: Iterable[bytes]) -> str:
+    """Keyed fingerprint of a snapshot rendered as canonical JSON in ``pieces`` (which,
+    joined, are that JSON): a large snapshot never has to be held whole."""
+    import hashlib
+    import hmac
+
+    keyed = hmac.new(_secret().key, _SNAPSHOT_CONTEXT, hashlib.sha256)
+    for piece in pieces:
+        keyed.update(piece)
+    return keyed.hexdigest()
+
+
+def secret_marker() -> str:
+    """This process's instance marker (a fingerprint is only good while it is the same)."""
+    return _secret().marker
 
 
 def _signature(payload: bytes) -> bytes:

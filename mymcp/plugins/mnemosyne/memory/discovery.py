@@ -21,6 +21,8 @@ from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded
 
 __all__ = [
+    "CANDIDATE",
+    "DIRECTORY",
     "TOO_DEEP",
     "Candidate",
     "Entries",
@@ -33,8 +35,8 @@ __all__ = [
 TOO_DEEP = "too_deep"  # skip reason of a directory beyond the depth
 
 # What an entry of a directory is to a walk: one of these, or a skip reason.
-_CANDIDATE = "candidate"
-_DIRECTORY = "directory"
+CANDIDATE = "candidate"
+DIRECTORY = "directory"
 
 # The relevant entries of one directory in name order: (name, kind).
 Entries = tuple[tuple[str, str], ...]
@@ -65,9 +67,9 @@ def _classify(entry: os.DirEntry[str]) -> str | None:
     # case (a regular file) is decided by the first test.
     try:
         if entry.is_file(follow_symlinks=False):
-            return _CANDIDATE if files.is_candidate_name(entry.name) else None
+            return CANDIDATE if files.is_candidate_name(entry.name) else None
         if entry.is_dir(follow_symlinks=False):
-            return _DIRECTORY
+            return DIRECTORY
         if entry.is_symlink():
             return files.SYMLINK
     except OSError:
@@ -83,7 +85,7 @@ def walk(
     on_skip: Callable[[str], None] | None = None,
     limit: int = files.MAX_CANDIDATES,
     entries_of: Callable[[int], Entries] = list_entries,
-    on_directory: Callable[[int], None] | None = None,
+    on_directory: Callable[[int, tuple[str, ...]], None] | None = None,
     on_skip_at: Callable[[str, tuple[str, ...]], None] | None = None,
 ) -> list[Candidate]:
     """All candidates below ``start_fd`` in discovery order.
@@ -92,7 +94,7 @@ def walk(
     as they are met: to ``on_skip`` by their reason, to ``on_skip_at`` by the reason and
     the skipped entry's parts. ``entries_of`` lists a directory (a cache may answer instead
     of the filesystem); ``on_directory`` is called with each visited directory's
-    descriptor before it is listed.
+    descriptor and parts before it is listed.
     """
 
     def skip(reason: str, parts: tuple[str, ...]) -> None:
@@ -114,7 +116,7 @@ class _Walker:
         on_skip: Callable[[str, tuple[str, ...]], None],
         limit: int,
         entries_of: Callable[[int], Entries],
-        on_directory: Callable[[int], None] | None,
+        on_directory: Callable[[int, tuple[str, ...]], None] | None,
     ) -> None:
         self.max_depth = max_depth
         self.report_too_deep = report_too_deep
@@ -126,11 +128,11 @@ class _Walker:
 
     def visit(self, fd: int, prefix: tuple[str, ...], depth: int) -> None:
         if self.on_directory is not None:
-            self.on_directory(fd)
+            self.on_directory(fd, prefix)
         for name, kind in self.entries_of(fd):
-            if kind is _CANDIDATE:
+            if kind is CANDIDATE:
                 self._add(fd, name, prefix)
-            elif kind is _DIRECTORY:
+            elif kind is DIRECTORY:
                 self._enter(fd, name, prefix, depth)
             else:
                 self.on_skip(kind, (*prefix, name))
@@ -167,8 +169,8 @@ Summary = tuple[int, tuple[str, ...]]
 
 def summarize(entries: Entries) -> Summary:
     """The candidates and the subdirectories of a listed directory."""
-    count = sum(1 for _, kind in entries if kind is _CANDIDATE)
-    return count, tuple(name for name, kind in entries if kind is _DIRECTORY)
+    count = sum(1 for _, kind in entries if kind is CANDIDATE)
+    return count, tuple(name for name, kind in entries if kind is DIRECTORY)
 
 
 def _listed_summary(fd: int) -> Summary:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -116,7 +117,7 @@ def list_page(store: MemoryStore, root: Path, request: ListRequest) -> Page:
     if end < view.total:
         next_cursor = cursors.issue_cursor(selector_digest, view.digest(), end, size)
     return Page(
-        items=view.items[offset:end],
+        items=view.page(offset, end),
         number=offset // size + 1,
         total_count=view.total,
         total_pages=math.ceil(view.total / size),
@@ -139,19 +140,41 @@ def _scan(store: MemoryStore, root: Path, selector: Selector) -> list[StoredReco
 
 @dataclass
 class _View:
-    """The ordered selection with its inspectability, and its snapshot fingerprint."""
+    """The ordered selection, its legacy records whose ID another shares (``ambiguous``),
+    and its snapshot fingerprint, made when first asked for."""
 
-    items: tuple[ListedItem, ...]
-    _snapshot: bytes | None = field(default=None, repr=False)
+    ordered: tuple[StoredRecord, ...]
+    ambiguous: frozenset[StoredRecord]
+    _digest: tuple[str, str] | None = field(default=None, repr=False)  # (marker, digest)
 
     @property
     def total(self) -> int:
-        return len(self.items)
+        return len(self.ordered)
+
+    def page(self, start: int, end: int) -> tuple[ListedItem, ...]:
+        return tuple(
+            ListedItem(stored, AMBIGUOUS if stored in self.ambiguous else EXACT)
+            for stored in self.ordered[start:end]
+        )
 
     def digest(self) -> str:
-        if self._snapshot is None:
-            self._snapshot = cursors.canonical_json([_snapshot_entry(i.stored) for i in self.items])
-        return cursors.snapshot_digest(self._snapshot)
+        marker = cursors.secret_marker()
+        if self._digest is None or self._digest[0] != marker:
+            self._digest = (marker, cursors.snapshot_digest_of(self._snapshot_pieces()))
+        return self._digest[1]
+
+    def _snapshot_pieces(self) -> Iterator[bytes]:
+        """The snapshot's canonical JSON (``[entry,...]``), a thousand entries at a time."""
+        yield b"["
+        for start in range(0, len(self.ordered), _ENTRIES_AT_ONCE):
+            chunk = self.ordered[start : start + _ENTRIES_AT_ONCE]
+            entries = [_snapshot_entry(stored) for stored in chunk]
+            yield (b"," if start else b"") + cursors.canonical_json(entries)[1:-1]
+        yield b"]"
+
+
+# Snapshot entries rendered at once when a view is fingerprinted.
+_ENTRIES_AT_ONCE = 1000
 
 
 # The scanned records a view was built from, in scan order.
@@ -205,16 +228,10 @@ def _build_view(selector: Selector, scanned: list[StoredRecord]) -> _View:
     selected = scanned
     if selector.namespace_id is not None:
         selected = [stored for stored in scanned if stored.is_canonical]
-    ordered = sorted(selected, key=_order_key)
-    legacy_ids = Counter(s.legacy_id for s in ordered if s.legacy_id is not None)
-    items = tuple(ListedItem(s, _inspectability(s, legacy_ids)) for s in ordered)
-    return _View(items)
-
-
-def _inspectability(stored: StoredRecord, legacy_ids: Counter[str]) -> str:
-    if stored.legacy_id is not None and legacy_ids[stored.legacy_id] > 1:
-        return AMBIGUOUS
-    return EXACT
+    ordered = tuple(sorted(selected, key=_order_key))
+    legacy = [stored for stored in ordered if stored.legacy_id is not None]
+    legacy_ids = Counter(stored.legacy_id for stored in legacy)
+    return _View(ordered, frozenset(s for s in legacy if legacy_ids[s.legacy_id] > 1))
 
 
 def _order_key(stored: StoredRecord) -> tuple[object, ...]:

@@ -44,13 +44,13 @@ import stat
 import struct
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Set
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, TypeVar, cast
 
 from mymcp.plugins.mnemosyne.memory import discovery, faults, files
-from mymcp.plugins.mnemosyne.memory.errors import RecordChanged
+from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, RecordChanged
 from mymcp.plugins.mnemosyne.memory.records import (
     CanonicalRecord,
     Record,
@@ -105,6 +105,17 @@ MAX_WHOLE_RECORD_BYTES = 32 * 2**20
 
 # Records read by one scan after which what the process holds is frozen (``gc.freeze``).
 FREEZE_EVERY = 4096
+
+
+def _settle_after(read: int) -> None:
+    """Every FREEZE_EVERY files a scan reads, freeze what the process holds.
+
+    What a large scan keeps lives as long as the cache: out of the cyclic collector's way,
+    a full collection does not walk it again and again while the scan grows (at 100,000
+    records that was a third of the scan's time).
+    """
+    if read % FREEZE_EVERY == 0:
+        gc.freeze()
 
 
 def _scaled(bound: int, limit: int) -> int:
@@ -318,10 +329,53 @@ class _Snapshot:
     since: tuple[int, int] | None = None  # the change feed's mark taken before the walk
     watches: tuple[int, ...] = ()
     chain: tuple[tuple[int, int, int], ...] = ()
+    # What each directory held, by its parts below the start, when change notification
+    # vouches for the snapshot: a later scan reuses the directories whose watch stayed quiet.
+    folders: Mapping[tuple[str, ...], _Folder] | None = None
+    # False once a file it covers got a new outcome: then only its folders can be reused.
+    replayable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """Record files next to each other in one directory, by name, as a scan found them."""
+
+    names: tuple[str, ...]
+    found: tuple[StoredRecord, ...]
+    skipped: tuple[Skip, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Fresh:
+    """Record files next to each other in a directory listed again, not read yet."""
+
+    names: tuple[str, ...]
+    identities: tuple[files.Identity | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Enter:
+    """A subdirectory the scan enters."""
+
+    name: str
+
+
+# One entry of a directory, in name order: files, a subdirectory, or what the walk reports.
+_Item: TypeAlias = _Run | _Fresh | _Enter | str
+
+
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    """One directory a scan went through: which it was, its watch, and what it held."""
+
+    key: tuple[int, int]  # st_dev, st_ino
+    watch: int
+    items: tuple[_Item, ...]
 
 
 # A kind of scan within a scope: (start directory parts, depth).
 _ScanKey = tuple[tuple[str, ...], int]
+_NOTHING: frozenset[tuple[str, ...]] = frozenset()
 
 
 class _ScopeCache:
@@ -362,11 +416,21 @@ class _ScopeCache:
             if old is None or entry.outcome is not old.outcome:
                 self._gained(entry.outcome, record)
 
-    def retain(self, key: _ScanKey, found: set[tuple[str, ...]]) -> None:
-        """Forget the files within reach of ``key``'s scan that its walk no longer found."""
+    def retain(
+        self,
+        key: _ScanKey,
+        found: set[tuple[str, ...]],
+        unchanged: Set[tuple[str, ...]] = _NOTHING,
+    ) -> None:
+        """Forget the files within reach of ``key``'s scan that its walk no longer found,
+        but in the ``unchanged`` directories, which it did not list again."""
         start, depth = key
         size = len(start)
-        reached = [d for d in self.directories if len(d) <= size + depth and d[:size] == start]
+        reached = [
+            d
+            for d in self.directories
+            if len(d) <= size + depth and d[:size] == start and d not in unchanged
+        ]
         for directory in reached:
             for parts in [parts for parts in self.directories[directory] if parts not in found]:
                 old = self.entries.pop(parts)
@@ -410,9 +474,20 @@ class _ScopeCache:
             del self.directories[parts[:-1]]
 
     def _release(self, parts: tuple[str, ...]) -> None:
-        """Drop the snapshots covering ``parts``: they hold its superseded outcome."""
+        """Let go of the snapshots covering ``parts``: they hold its superseded outcome.
+
+        One kept by folder keeps the other folders, for the next scan to reuse.
+        """
         for key in [key for key in self.snapshots if _covers(key, parts)]:
-            del self.snapshots[key]
+            snapshot = self.snapshots[key]
+            if snapshot.folders is None:
+                del self.snapshots[key]
+                continue
+            folder = parts[len(key[0]) : -1]
+            folders = {rel: kept for rel, kept in snapshot.folders.items() if rel != folder}
+            self.snapshots[key] = dataclasses.replace(
+                snapshot, found=(), skipped=(), folders=folders, replayable=False
+            )
 
 
 def _covers(key: _ScanKey, parts: tuple[str, ...]) -> bool:
@@ -549,6 +624,10 @@ class Scanner:
         if replay is not None:
             return _replayed(scope, replay, walked=False)
         since = self._feed.mark() if chain else None
+        previous = cache.snapshots.get(key)
+        if since is not None and previous is not None and previous.folders is not None:
+            if previous.chain == chain:
+                return _Rescan(self, cache, key, previous).scan(base, start_fd, since, chain)
         walked = _WalkReport(scope, self._feed if since is not None else None)
         candidates = discovery.walk(
             start_fd,
@@ -556,19 +635,26 @@ class Scanner:
             report_too_deep=depth > 0,
             on_skip=walked.skip,
             limit=self._limit,
-            entries_of=self._listings.entries,
+            entries_of=walked.listing(self._listings.entries),
             on_directory=walked.directory if since is not None else None,
         )
-        previous = cache.snapshots.get(key)
         if previous is not None and since is None and previous.candidates == candidates:
             return _replayed(scope, previous, walked=True)
-        found, skipped, settled = self._load_all(cache, base, start_fd, start_parts, candidates)
+        found, skipped, outcomes, settled = self._load_all(
+            cache, base, start_fd, start_parts, candidates
+        )
         snapshot = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walked.skipped))
         # A file with a second hard link can be written through a directory nobody watches.
         vouched = since is not None and walked.all_watched and not _shares_inodes(candidates)
         if vouched:
+            folders = walked.folders(outcomes, depth)
             snapshot = dataclasses.replace(
-                snapshot, candidates=None, since=since, watches=walked.watches, chain=chain
+                snapshot,
+                candidates=None,
+                since=since,
+                watches=walked.watches,
+                chain=chain,
+                folders=folders,
             )
         with self._mutex:
             cache.retain(key, {start_parts + candidate.parts for candidate in candidates})
@@ -598,11 +684,13 @@ class Scanner:
         start_fd: int,
         start_parts: tuple[str, ...],
         candidates: list[discovery.Candidate],
-    ) -> tuple[list[StoredRecord], list[Skip], bool]:
-        """Every candidate's outcome (cached when trusted); whether all of them were trusted."""
+    ) -> tuple[list[StoredRecord], list[Skip], dict[tuple[str, ...], Outcome], bool]:
+        """Every candidate's outcome (cached when trusted), found and skipped and by the
+        candidate's parts; whether all of them were trusted."""
         scope = start_parts[0]
         found: list[StoredRecord] = []
         skipped: list[Skip] = []
+        outcomes: dict[tuple[str, ...], Outcome] = {}
         settled = True
         read = 0
         with _Directories(start_fd) as directories:
@@ -613,18 +701,14 @@ class Scanner:
                     settled = False
                     outcome = self._read_candidate(cache, base, directories, candidate, parts)
                     read += 1
-                    if read % FREEZE_EVERY == 0:
-                        # What a large scan keeps lives as long as the cache: out of the
-                        # cyclic collector's way, a full collection does not walk it again
-                        # and again while the scan grows (at 100,000 records that was a
-                        # third of the scan's time).
-                        gc.freeze()
+                    _settle_after(read)
+                outcomes[candidate.parts] = outcome
                 if isinstance(outcome, StoredRecord):
                     found.append(outcome)
                 else:
                     skipped.append(outcome)
                     log_skip(scope, outcome)
-        return found, skipped, settled
+        return found, skipped, outcomes, settled
 
     def _read_candidate(
         self,
@@ -704,7 +788,7 @@ class Scanner:
         snapshot = cache.snapshots.get(key)
         if snapshot is None or snapshot.since is None or not chain or snapshot.chain != chain:
             return None
-        if not self._feed.unchanged(snapshot.watches, snapshot.since):
+        if not snapshot.replayable or not self._feed.unchanged(snapshot.watches, snapshot.since):
             return None
         return snapshot
 
@@ -782,21 +866,53 @@ class _WholeRecords:
 
 
 class _WalkReport:
-    """What one walk reports besides its candidates: warnings and directory watches."""
+    """What one walk reports besides its candidates: warnings, directory watches, and what
+    each directory held (for the folders of a snapshot)."""
 
     def __init__(self, scope: str, feed: ChangeFeed | None) -> None:
         self._scope = scope
         self._feed = feed
         self.skipped: list[str] = []
         self._watches: list[int | None] = []
+        self._at: tuple[str, ...] = ()
+        self._directories: dict[tuple[str, ...], tuple[tuple[int, int], int | None]] = {}
+        self._listed: dict[tuple[str, ...], discovery.Entries] = {}
 
     def skip(self, reason: str) -> None:
         self.skipped.append(reason)
         log_skip(self._scope, reason)
 
-    def directory(self, fd: int) -> None:
+    def directory(self, fd: int, parts: tuple[str, ...]) -> None:
         if self._feed is not None:
-            self._watches.append(self._feed.watch(fd))
+            watch = self._feed.watch(fd)
+            self._watches.append(watch)
+            status = os.fstat(fd)
+            self._directories[parts] = ((status.st_dev, status.st_ino), watch)
+            self._at = parts
+
+    def listing(
+        self, entries_of: Callable[[int], discovery.Entries]
+    ) -> Callable[[int], discovery.Entries]:
+        """``entries_of``, noting what each directory held (it lists the one just entered)."""
+
+        def listed(fd: int) -> discovery.Entries:
+            entries = entries_of(fd)
+            if self._feed is not None:
+                self._listed[self._at] = entries
+            return entries
+
+        return listed
+
+    def folders(
+        self, outcomes: Mapping[tuple[str, ...], Outcome], depth: int
+    ) -> dict[tuple[str, ...], _Folder]:
+        """The folders of a vouched walk (every directory watched)."""
+        folders = {}
+        for parts, (key, watch) in self._directories.items():
+            assert watch is not None
+            items = _items_of(self._listed[parts], parts, depth, outcomes=outcomes)
+            folders[parts] = _Folder(key, watch, items)
+        return folders
 
     @property
     def all_watched(self) -> bool:
@@ -805,6 +921,209 @@ class _WalkReport:
     @property
     def watches(self) -> tuple[int, ...]:
         return tuple(wd for wd in self._watches if wd is not None)
+
+
+def _items_of(
+    entries: discovery.Entries,
+    parts: tuple[str, ...],
+    depth: int,
+    *,
+    outcomes: Mapping[tuple[str, ...], Outcome] | None = None,
+    stat: Callable[[str], files.Identity | None] | None = None,
+) -> tuple[_Item, ...]:
+    """A directory's entries as a scan of ``depth`` sees them, in name order: runs of record
+    files (with their ``outcomes``, or their identities by ``stat``, to be read), the
+    subdirectories it enters, and what the walk reports (symlink, unreadable, too_deep)."""
+    items: list[_Item] = []
+    run: list[str] = []
+
+    def close_run() -> None:
+        if not run:
+            return
+        names = tuple(run)
+        run.clear()
+        if outcomes is None:
+            assert stat is not None
+            items.append(_Fresh(names, tuple(map(stat, names))))
+            return
+        got = [outcomes[(*parts, name)] for name in names]
+        kept = tuple(item for item in got if isinstance(item, StoredRecord))
+        items.append(_Run(names, kept, tuple(item for item in got if isinstance(item, Skip))))
+
+    for name, kind in entries:
+        if kind is discovery.CANDIDATE:
+            run.append(name)
+            continue
+        close_run()
+        if kind is not discovery.DIRECTORY:
+            items.append(kind)
+        elif len(parts) < depth:
+            items.append(_Enter(name))
+        elif depth > 0:  # a scan of depth 0 says nothing of subdirectories
+            items.append(discovery.TOO_DEEP)
+    close_run()
+    return tuple(items)
+
+
+class _Rescan:
+    """A scan after a snapshot kept by folder: the folders whose directory's watch stayed
+    quiet are taken as they were, without listing, stat-ing or reading a file; the others
+    are listed again and their files checked as a walk checks them. Warnings, the candidate
+    limit and the order of the records are those of a full walk."""
+
+    def __init__(
+        self, scanner: Scanner, cache: _ScopeCache, key: _ScanKey, previous: _Snapshot
+    ) -> None:
+        assert previous.folders is not None
+        self._scanner = scanner
+        self._cache = cache
+        self._key = key
+        self._previous = previous
+        self._known = previous.folders
+        self._scope = key[0][0]
+        self._items: dict[tuple[str, ...], list[_Item]] = {}
+        self._directories: dict[tuple[str, ...], tuple[tuple[int, int], int | None]] = {}
+        self._reused: set[tuple[str, ...]] = set()
+        self._walk_skipped: list[str] = []
+        self._count = 0
+
+    def scan(
+        self,
+        base: str,
+        start_fd: int,
+        since: tuple[int, int],
+        chain: tuple[tuple[int, int, int], ...],
+    ) -> tuple[StoredRecord, ...]:
+        self._visit(start_fd, ())
+        found, skipped, present, shared = self._load(base, start_fd)
+        watches = tuple(watch for _, watch in self._directories.values() if watch is not None)
+        vouched = len(watches) == len(self._directories) and not shared
+        folders = {
+            rel: _Folder(key, watch, tuple(self._items[rel]))
+            for rel, (key, watch) in self._directories.items()
+            if watch is not None
+        }
+        snapshot = _Snapshot(
+            None,
+            tuple(found),
+            tuple(skipped),
+            tuple(self._walk_skipped),
+            since,
+            watches,
+            chain,
+            folders,
+        )
+        start = self._key[0]
+        with self._scanner._mutex:
+            self._cache.retain(self._key, present, {start + rel for rel in self._reused})
+            if vouched:
+                self._cache.keep(self._key, snapshot)
+            else:
+                self._cache.snapshots.pop(self._key, None)
+        return snapshot.found
+
+    def _visit(self, fd: int, rel: tuple[str, ...]) -> None:
+        feed = self._scanner._feed
+        watch = feed.watch(fd)
+        status = os.fstat(fd)
+        key = (status.st_dev, status.st_ino)
+        self._directories[rel] = (key, watch)
+        known = self._known.get(rel)
+        if (
+            known is not None
+            and watch is not None
+            and (known.key, known.watch) == (key, watch)
+            and self._previous.since is not None
+            and feed.unchanged((watch,), self._previous.since)
+        ):
+            items: tuple[_Item, ...] = known.items
+            self._reused.add(rel)
+        else:
+            entries = self._scanner._listings.entries(fd)
+            items = _items_of(entries, rel, self._key[1], stat=_identity_at(fd))
+        self._items[rel] = list(items)
+        for item in items:
+            if isinstance(item, str):
+                self._walk_skipped.append(item)
+                log_skip(self._scope, item)
+            elif isinstance(item, _Enter):
+                self._enter(fd, rel, item.name)
+            else:
+                self._count += len(item.names)
+                if self._count > self._scanner._limit:
+                    raise CandidateLimitExceeded(limit=self._scanner._limit)
+
+    def _enter(self, fd: int, rel: tuple[str, ...], name: str) -> None:
+        try:
+            child = files.open_subdirectory(fd, name)
+        except files.SymlinkRefused:
+            self._walk_skipped.append(files.SYMLINK)
+            log_skip(self._scope, files.SYMLINK)
+            return
+        with files.closing_fd(child):
+            self._visit(child, (*rel, name))
+
+    def _load(
+        self, base: str, start_fd: int
+    ) -> tuple[list[StoredRecord], list[Skip], set[tuple[str, ...]], bool]:
+        """The records in walk order, the skips, the files of the folders listed again,
+        and whether one of those has a second hard link."""
+        found: list[StoredRecord] = []
+        skipped: list[Skip] = []
+        present: set[tuple[str, ...]] = set()
+        shared = False
+        with _Directories(start_fd) as directories:
+            stack: list[tuple[tuple[str, ...], int]] = [((), 0)]
+            while stack:
+                rel, index = stack.pop()
+                items = self._items[rel]
+                while index < len(items):
+                    item = items[index]
+                    index += 1
+                    if isinstance(item, _Fresh):
+                        shared = shared or _links_elsewhere(item.identities)
+                        item = items[index - 1] = self._read(base, directories, rel, item)
+                        present.update((*self._key[0], *rel, name) for name in item.names)
+                    if isinstance(item, _Run):
+                        found.extend(item.found)
+                        skipped.extend(item.skipped)
+                    elif isinstance(item, _Enter) and (*rel, item.name) in self._items:
+                        stack.append((rel, index))
+                        stack.append(((*rel, item.name), 0))
+                        break
+        for skip in skipped:
+            log_skip(self._scope, skip)
+        return found, skipped, present, shared
+
+    def _read(
+        self, base: str, directories: _Directories, rel: tuple[str, ...], fresh: _Fresh
+    ) -> _Run:
+        found: list[StoredRecord] = []
+        skipped: list[Skip] = []
+        for name, identity in zip(fresh.names, fresh.identities, strict=True):
+            parts = (*self._key[0], *rel, name)
+            outcome = _trusted_outcome(self._cache, identity, parts)
+            if outcome is None:
+                candidate = discovery.Candidate((*rel, name), identity)
+                outcome = self._scanner._read_candidate(
+                    self._cache, base, directories, candidate, parts
+                )
+            if isinstance(outcome, StoredRecord):
+                found.append(outcome)
+            else:
+                skipped.append(outcome)
+        return _Run(fresh.names, tuple(found), tuple(skipped))
+
+
+def _identity_at(fd: int) -> Callable[[str], files.Identity | None]:
+    def identity(name: str) -> files.Identity | None:
+        try:
+            status = files.lstat_at(fd, name)
+        except OSError:
+            return None
+        return None if status is None else files.identity_of(status)
+
+    return identity
 
 
 def _replayed(scope: str, snapshot: _Snapshot, *, walked: bool) -> tuple[StoredRecord, ...]:
@@ -836,8 +1155,13 @@ def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int
 
 
 def _shares_inodes(candidates: list[discovery.Candidate]) -> bool:
+    return _links_elsewhere(candidate.identity for candidate in candidates)
+
+
+def _links_elsewhere(identities: Iterable[files.Identity | None]) -> bool:
+    """Whether a file has a second hard link (and so can change through another folder)."""
     links = files.LINKS
-    return any(c.identity is not None and c.identity[links] > 1 for c in candidates)
+    return any(identity is not None and identity[links] > 1 for identity in identities)
 
 
 def _trusted_outcome(
