@@ -7,9 +7,7 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugin_api import EncodedObject
 from mymcp.plugins.mnemosyne.memory.cursors import (
     DEFAULT_PAGE_SIZE,
     MAX_CURSOR_LENGTH,
@@ -169,27 +167,26 @@ def _page_size(arguments: Mapping[str, Any]) -> int:
 
 
 # The list entries built, by record version (a superseded version's go with it); past
-# _MAX_ITEMS of them all are dropped. Each is built from what the stored record keeps.
+# _MAX_ITEMS of them all are dropped.
 _MAX_ITEMS = 4096
-_items: weakref.WeakKeyDictionary[StoredRecord, tuple[tuple[Scope, str], tuple[JsonObject, str]]]
+_items: weakref.WeakKeyDictionary[StoredRecord, tuple[tuple[Scope, str], JsonObject]]
 _items = weakref.WeakKeyDictionary()
 _items_lock = threading.Lock()
 
 
-def _item(item: ListedItem, scope: Scope) -> tuple[JsonObject, str]:
-    """The list entry of one record and its JSON text, built once per record version."""
+def _item(item: ListedItem, scope: Scope) -> JsonObject:
+    """The list entry of one record, built once per record version."""
     key = (scope, item.inspectability)
     with _items_lock:
         kept = _items.get(item.stored)
     if kept is not None and kept[0] == key:
         return kept[1]
     entry = _build_item(item, scope)
-    built = (entry, jsonvalue.encode(entry))
     with _items_lock:
         if len(_items) >= _MAX_ITEMS:
             _items.clear()
-        _items[item.stored] = (key, built)
-    return built
+        _items[item.stored] = (key, entry)
+    return entry
 
 
 def _build_item(item: ListedItem, scope: Scope) -> JsonObject:
@@ -215,25 +212,19 @@ def _reference(stored: StoredRecord, scope: Scope) -> JsonObject:
     return CanonicalReference(scope, namespace_id, stored.collection_id, stored.id).as_dict()
 
 
-def _payload(page: Page, scope: Scope) -> EncodedObject:
-    entries = [_item(item, scope) for item in page.items]
-    page_object = {
-        "number": page.number,
-        "count": len(page.items),
-        "total_count": page.total_count,
-        "total_pages": page.total_pages,
-        "truncated": page.truncated,
-        "next_cursor": page.next_cursor,
-    }
-    payload = {
+def _payload(page: Page, scope: Scope) -> JsonObject:
+    return {
         "status": "ok",
-        "memories": [entry for entry, _ in entries],
-        "page": page_object,
+        "memories": [_item(item, scope) for item in page.items],
+        "page": {
+            "number": page.number,
+            "count": len(page.items),
+            "total_count": page.total_count,
+            "total_pages": page.total_pages,
+            "truncated": page.truncated,
+            "next_cursor": page.next_cursor,
+        },
     }
-    # The same text jsonvalue.encode would write, assembled from the memoized entry texts.
-    memories = ",".join(text for _, text in entries)
-    text = f'{{"status":"ok","memories":[{memories}],"page":{jsonvalue.encode(page_object)}}}'
-    return EncodedObject(payload, text)
 
 
 def _handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
