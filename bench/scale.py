@@ -15,9 +15,11 @@ at 100,000 (``MNEMOSYNE_MEMORY_CANDIDATE_LIMIT``) and the remember gate on, and 
 - ``RSS``: the server's resident memory after all of that, beside the notebook's bytes
   (the sum of its files' sizes) and as a multiple of them (at most 2x).
 
-``--against PATH`` measures the same at 1,000 records with another checkout of MyMCP (say, a
-``git worktree`` of main before this work, with its own default limit), to show that 1,000
-records are served no slower than before. Run it with ``python bench/scale.py [--sizes
+``--against PATH`` adds another checkout of MyMCP (say, a ``git worktree`` of main before this
+work, with its own default limit): over one notebook of 1,000 records, a server of each
+answers recall, wider recall, list and inspect in alternating rounds, so that both see the
+same background load, and a second table shows each p50 and their ratio (1,000 records must
+be served no slower than before). Run it with ``python bench/scale.py [--sizes
 1000,10000,100000] [--against PATH]`` or ``python bench/run.py --only scale``. Seeding
 100,000 records takes about a minute and needs about 600 MB of disk.
 """
@@ -39,6 +41,7 @@ from common import (
     McpHttp,
     Seeded,
     Server,
+    interleaved,
     measure,
     ms,
     print_table,
@@ -58,6 +61,8 @@ DEFAULT_SIZES = (1_000, 10_000, 100_000)
 LIMIT = 100_000
 CALLS = 100
 WARMUP = 50
+ROUNDS = 20
+PER_ROUND = 10
 FIRST_QUERY = "budget plan"
 
 HEADER = (
@@ -104,7 +109,12 @@ def _server(root: Path, checkout: Path | None) -> Server:
     )
 
 
-def _timings(client: McpHttp, seeded: Seeded, root: Path) -> dict[str, float]:
+def _reads_names() -> tuple[str, ...]:
+    return ("recall", "wider", "list", "inspect")
+
+
+def _reads(client: McpHttp, seeded: Seeded) -> dict[str, Callable[[int], Any]]:
+    """The read Tools as the bench calls them: rotating queries and references."""
     asked, wider = queries(50), wider_queries(50)
     scope = SEED_SCOPE.value
 
@@ -121,12 +131,11 @@ def _timings(client: McpHttp, seeded: Seeded, root: Path) -> dict[str, float]:
         reference = seeded.references[index % len(seeded.references)]
         return client.call("memory_inspect", {"reference": reference})
 
-    actions: dict[str, Callable[[int], Any]] = {
-        "recall": recall,
-        "wider": recall_wider,
-        "list": listing,
-        "inspect": inspect,
-    }
+    return dict(zip(_reads_names(), (recall, recall_wider, listing, inspect), strict=True))
+
+
+def _timings(client: McpHttp, seeded: Seeded, root: Path) -> dict[str, float]:
+    actions = _reads(client, seeded)
     found = {name: measure(action, CALLS, WARMUP).p50 for name, action in actions.items()}
     found["remember"] = _remember_p50(client, root)
     return found
@@ -205,10 +214,34 @@ def run(sizes: Sequence[int], against: Sequence[Path] = ()) -> None:
     measured = [measure_size(size) for size in sizes]
     base = next((figures.recall_ms for figures in measured if figures.size == 1_000), None)
     rows = [_row(figures, base) for figures in measured]
-    for checkout in against:
-        rows.append(_row(measure_size(1_000, checkout), base, f" ({checkout.name})"))
     title = f"a notebook past a thousand memories (candidate limit {LIMIT:,}; over HTTP)"
     print_table(title, HEADER, rows)
+    for checkout in against:
+        compare_at_1000(checkout)
+
+
+def compare_at_1000(checkout: Path) -> None:
+    """Print p50s of this checkout and ``checkout`` over one notebook of 1,000, interleaved."""
+    with temporary_root() as root:
+        seeded = seed_root(root, 1_000)
+        settle()
+        with (
+            _server(root, None) as ours,
+            McpHttp(ours) as our_client,
+            _server(root, checkout) as theirs,
+            McpHttp(theirs) as their_client,
+        ):
+            actions: dict[str, Callable[[int], Any]] = {}
+            for label, client in (("this", our_client), (checkout.name, their_client)):
+                for name, action in _reads(client, seeded).items():
+                    actions[f"{name} {label}"] = action
+            timings = interleaved(actions, rounds=ROUNDS, per_round=PER_ROUND, warmup=WARMUP)
+    rows = []
+    for name in _reads_names():
+        mine, other = timings[f"{name} this"].p50, timings[f"{name} {checkout.name}"].p50
+        rows.append((name, ms(mine), ms(other), f"{mine / other:.2f}x"))
+    header = ("1,000 records", "this p50", f"{checkout.name} p50", "this/before")
+    print_table("the same notebook of 1,000, interleaved (ms)", header, rows)
 
 
 def _sizes(text: str) -> list[int]:

@@ -20,7 +20,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from mymcp.plugins.mnemosyne.memory import cursors
 from mymcp.plugins.mnemosyne.memory.store import CollectionMode, MemoryStore, StoredRecord
@@ -77,8 +77,10 @@ class ListRequest:
     cursor: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ListedItem:
+class ListedItem(NamedTuple):
+    """One record of a page and whether its reference names it alone (a named tuple: a page
+    makes one per record)."""
+
     stored: StoredRecord
     inspectability: str
 

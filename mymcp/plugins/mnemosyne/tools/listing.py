@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -166,26 +167,29 @@ def _page_size(arguments: Mapping[str, Any]) -> int:
 # --- the result ----------------------------------------------------------------------------
 
 
-# The list entries built, by record version (a superseded version's go with it); past
-# _MAX_ITEMS of them all are dropped.
+# The list entry built for a record version is kept in its memo (``derived``) while it is
+# among the last _MAX_ITEMS built; each is built from what the stored record keeps.
+_ITEM_MEMO = "memory_list.item"
 _MAX_ITEMS = 4096
-_items: weakref.WeakKeyDictionary[StoredRecord, tuple[tuple[Scope, str], JsonObject]]
-_items = weakref.WeakKeyDictionary()
-_items_lock = threading.Lock()
+_memoized: deque[weakref.ref[StoredRecord]] = deque()
+_memoized_lock = threading.Lock()
 
 
 def _item(item: ListedItem, scope: Scope) -> JsonObject:
     """The list entry of one record, built once per record version."""
     key = (scope, item.inspectability)
-    with _items_lock:
-        kept = _items.get(item.stored)
-    if kept is not None and kept[0] == key:
-        return kept[1]
+    memo = item.stored.derived.get(_ITEM_MEMO)
+    if isinstance(memo, tuple) and memo[0] == key:
+        cached: JsonObject = memo[1]
+        return cached
     entry = _build_item(item, scope)
-    with _items_lock:
-        if len(_items) >= _MAX_ITEMS:
-            _items.clear()
-        _items[item.stored] = (key, entry)
+    item.stored.derived[_ITEM_MEMO] = (key, entry)
+    with _memoized_lock:
+        if len(_memoized) >= _MAX_ITEMS:
+            oldest = _memoized.popleft()()
+            if oldest is not None:
+                oldest.derived.pop(_ITEM_MEMO, None)
+        _memoized.append(weakref.ref(item.stored))
     return entry
 
 
