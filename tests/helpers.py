@@ -21,6 +21,11 @@ class ToolReply:
     raw: dict[str, Any]
 
 
+def tool_names(registry: Any) -> tuple[str, ...]:
+    """The names of the Tools ``registry`` serves, in their order."""
+    return tuple(tool["name"] for tool in registry.tools)
+
+
 # The six scopes, in the order the contract lists them.
 SCOPES = ["self", "relationship", "preference", "practice", "project", "knowledge"]
 MODERN_PROTOCOL = "2025-11-25"

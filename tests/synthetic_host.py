@@ -19,6 +19,7 @@ from starlette.testclient import TestClient
 from mymcp.app import create_app
 from mymcp.mcp import list_tools
 from mymcp.mcp.tool_registry import ToolHandler, ToolRegistration, ToolRegistry
+from mymcp.transports.base import Workers
 from mymcp.transports.http import HttpSecurity
 
 BASE_URL = "http://127.0.0.1:8000"
@@ -173,10 +174,12 @@ class SyntheticHost:
         )
 
 
-def build_host(security: HttpSecurity | None = None) -> SyntheticHost:
+def build_host(
+    security: HttpSecurity | None = None, workers: Workers | None = None
+) -> SyntheticHost:
     calls, gate = Calls(), SlowGate()
     tools = synthetic_tools(calls, gate)
-    app = create_app(runtime_for(tools), security=security)
+    app = create_app(runtime_for(tools), security=security, workers=workers)
     client = TestClient(app, base_url=BASE_URL)
     return SyntheticHost(client, calls, gate, [definition for definition, _ in tools])
 

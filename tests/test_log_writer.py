@@ -20,9 +20,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mymcp import startup as log_writer
-from mymcp.mcp import encoding, jsonrpc
-from mymcp.mcp import session as exchange
+from mymcp.mcp import jsonrpc
+from mymcp.mcp.session import Session
 from mymcp.startup import LOG_FORMAT
+from tests.synthetic_host import synthetic_runtime
 
 # Lines of every kind, from our loggers and Uvicorn's, as a production process makes them.
 _SCRIPT = """
@@ -201,15 +202,14 @@ def test_lines_below_the_level_cost_no_rendering(
         raise AssertionError("a line below the level was rendered")
 
     caplog.set_level(logging.ERROR, logger="mcp")
-    monkeypatch.setattr(encoding, "shown", rendered)
     monkeypatch.setattr(jsonrpc, "log_value", rendered)
+    session = Session(synthetic_runtime())
 
-    incoming = exchange.received({"jsonrpc": "2.0", "id": "a", "method": "anything"})
-    body = exchange.answered(incoming, jsonrpc.result("a", {}))
-    note = exchange.received({"jsonrpc": "2.0", "method": "notifications/x"})
+    body = session.handle({"jsonrpc": "2.0", "id": "a", "method": "ping"})
+    note = session.handle({"jsonrpc": "2.0", "method": "notifications/x"})
 
-    assert body == b'{"jsonrpc":"2.0","id":"a","result":{}}'
-    assert exchange.answered(note, None) is None
+    assert body == (b'{"jsonrpc":"2.0","id":"a","result":{}}', 200)
+    assert note == (b"", 202)
     assert caplog.records == []
 
 

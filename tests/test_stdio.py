@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mymcp.mcp import encoding
-from mymcp.mcp import session as exchange
+from mymcp.mcp.session import MAX_MESSAGE_BYTES
 from mymcp.transports import stdio
 from tests import modern
 from tests.stdio_session import TIMEOUT, Session
@@ -42,7 +42,7 @@ def test_each_answer_is_one_line_of_compact_json(session: Session) -> None:
     assert answer["id"] == 1 and "tools" in answer["result"]
     line = session.raw[0]
     assert line.endswith(b"\n") and line.count(b"\n") == 1
-    assert line == encoding.serialize(answer, 1)[0] + b"\n"
+    assert line == encoding.encode(answer) + b"\n"
 
 
 def test_a_line_that_is_not_json_gets_a_parse_error_with_a_null_id(session: Session) -> None:
@@ -74,7 +74,7 @@ def test_blank_lines_are_ignored(session: Session) -> None:
 
 
 def test_a_line_over_the_size_limit_is_refused_and_skipped(session: Session) -> None:
-    session.write(b'{"pad":"' + b"x" * exchange.MAX_MESSAGE_BYTES + b'"}\n')
+    session.write(b'{"pad":"' + b"x" * MAX_MESSAGE_BYTES + b'"}\n')
     session.send(ping(4))
 
     assert session.receive() == {

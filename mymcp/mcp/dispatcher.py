@@ -1,54 +1,41 @@
-"""JSON-RPC dispatch of one decoded MCP message against a runtime's Tool registry.
+"""What one decoded MCP message asks for, against a runtime's Tool registry.
 
-A transport asks :meth:`MCPDispatcher.prepare` (or ``prepare_modern``) for the answer to a
-message. Everything that never waits (``initialize``, ``ping``, ``tools/list``,
-``server/discover``, notifications and every protocol error) is answered right there, on
-the caller's thread; a Tool call, which reads and writes files, comes back as a
-:class:`ToolWork` for the transport to run on a worker thread. ``dispatch`` does both steps
-in one call.
+:meth:`MCPDispatcher.handshake` answers a message of the handshake era and
+:meth:`MCPDispatcher.modern` one of 2026-07-28 (``mymcp.mcp.era`` says which). Everything
+that never waits (``initialize``, ``ping``, ``tools/list``, ``server/discover``, notifications
+and every protocol error) is answered at once; a Tool call that passed its checks comes back
+as a :data:`ToolCall`, which the session runs on a worker thread. Both eras reach the same
+Tools the same way: a Tool never learns which era a call came from.
 
-The answers that never change are :class:`~mymcp.mcp.encoding.FixedResult` values built once
-per dispatcher (per protocol revision and era), so a transport writes their bytes without
-encoding them again.
+The answers that never change are :class:`~mymcp.mcp.encoding.Fixed` results built once
+here, one per answer and revision, so they are never encoded again.
 """
 
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp import jsonrpc, modern
-from mymcp.mcp.encoding import FixedResult, fixed
+from mymcp.mcp import encoding, jsonrpc, modern
+from mymcp.mcp.encoding import Fixed
 from mymcp.mcp.era import HttpHeaders
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
-_logger = logging.getLogger("mcp")
-
-Handler = Callable[[dict[str, Any]], Any]  # a method's result for the request's params
+TOOLS_CALL = modern.TOOLS_CALL
 # The revision a 2026-07-28 request is answered in once it passed its checks.
 _MODERN_VERSION = settings.MODERN_PROTOCOL_VERSIONS[-1]
+# The first MCP revision with structured Tool results; older clients get the text item only.
+STRUCTURED_CONTENT_SINCE = "2025-06-18"
+# The first revision whose clients get the usage note; older ones get the answer without it.
+INSTRUCTIONS_SINCE = "2025-03-26"
 
-
-class ToolWork:
-    """A Tool call that passed every protocol check and must run off the event loop.
-
-    :meth:`run` calls the Tool and returns the response envelope; a failing Tool is a
-    bounded ``-32603``, exactly as in :meth:`MCPDispatcher.dispatch`.
-    """
-
-    __slots__ = ("run",)
-
-    def __init__(self, run: Callable[[], JsonObject]) -> None:
-        self.run = run
-
-
-Prepared = JsonObject | ToolWork | None
-_EMPTY = FixedResult({})
+# A Tool call that passed every check: calling it runs the Tool and gives the envelope.
+ToolCall = Callable[[], JsonObject]
+Prepared = JsonObject | ToolCall | None
 
 
 class RuntimeLike(Protocol):
@@ -59,55 +46,43 @@ class RuntimeLike(Protocol):
 
 
 class MCPDispatcher:
-    """Answers MCP messages; stateless, so every method works without ``initialize``.
+    """Answers the MCP messages of one transport; every method works without ``initialize``.
 
-    ``prepare`` answers a message of the handshake era, ``prepare_modern`` one of
-    2026-07-28 (``mymcp.mcp.era`` says which a message is); ``dispatch`` also runs the
-    handshake era's Tool calls on the calling thread. Both eras reach the same Tools the same
-    way: a Tool never knows which era a call came from.
+    With ``remembers_initialize`` (stdio, which has no header) it keeps the revision the last
+    ``initialize`` negotiated, for the handshake-era calls that follow.
     """
 
-    def __init__(self, runtime: RuntimeLike) -> None:
+    def __init__(self, runtime: RuntimeLike, *, remembers_initialize: bool = False) -> None:
         registry = getattr(runtime, "registry", None)
         if not isinstance(registry, ToolRegistry):
             raise ValueError("invalid MCP runtime")
         self._registry = registry
-        # The answers that never change, encoded once: one Tool list, one discovery and
-        # one initialize result per revision that negotiation can answer with.
-        self._tools = fixed({"tools": registry.tools})
-        self._discovery = FixedResult(modern.discover_result())
+        self._remembers = remembers_initialize
+        self.version: str | None = None
+        tools = {"tools": registry.tools}
         self._initialize_results = {
-            version: FixedResult(initialize_result(version))
+            version: Fixed(initialize_result(version))
             for version in {settings.PROTOCOL_VERSION, *settings.SUPPORTED_PROTOCOL_VERSIONS}
         }
-        # A Tool list that cannot be encoded fails per request, with -32603, as it always did.
-        tools = self._tools if self._tools is not None else {"tools": registry.tools}
-        # Each method's result for the request's params. Both tables leave out tools/call,
-        # which prepare() turns into ToolWork first.
-        self._methods: dict[str, Handler] = {
-            "initialize": self._initialize,
-            "ping": lambda params: _EMPTY,
-            "notifications/initialized": lambda params: _EMPTY,
-            "tools/list": lambda params: tools,
+        empty = Fixed({})
+        self._answers: dict[object, Fixed] = {
+            "ping": empty,
+            "notifications/initialized": empty,
+            "tools/list": Fixed(tools),
         }
-        # 2026-07-28: the methods and, for the cacheable ones, their time to live.
-        self._modern_methods: dict[str, tuple[Handler, int | None]] = {
-            modern.DISCOVER: (lambda params: self._discovery, modern.DISCOVER_TTL_MS),
-            "tools/list": (lambda params: tools, modern.TOOLS_LIST_TTL_MS),
+        self._modern_answers = {
+            modern.DISCOVER: Fixed(
+                modern.completed(modern.discover_result(), ttl_ms=modern.DISCOVER_TTL_MS)
+            ),
+            "tools/list": Fixed(modern.completed(tools, ttl_ms=modern.TOOLS_LIST_TTL_MS)),
         }
 
-    def dispatch(self, message: Any, *, protocol_version: str | None = None) -> JsonObject | None:
-        """The response envelope for ``message``, or None for a notification.
+    def handshake(self, message: Any, version: str | None = None) -> Prepared:
+        """The handshake-era answer to ``message`` (None for a notification), in the decision
+        order: not an object, notification, ``params`` not an object, then the method.
 
-        ``protocol_version`` is the revision the client says it speaks on this request (the
-        ``MCP-Protocol-Version`` header), if any. A Tool call runs on the calling thread.
-        """
-        return _settled(self.prepare(message, protocol_version=protocol_version))
-
-    def prepare(self, message: Any, *, protocol_version: str | None = None) -> Prepared:
-        """Like :meth:`dispatch`, but a Tool call comes back as :class:`ToolWork`.
-
-        Any other answer is final; a fixed one is shared and must not be changed.
+        ``version`` is the revision the request says it speaks (its ``MCP-Protocol-Version``
+        header), if any.
         """
         if not isinstance(message, dict):
             return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
@@ -121,18 +96,19 @@ class MCPDispatcher:
         if isinstance(method, (list, dict)):
             return jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if method == TOOLS_CALL:
-            return self._tool_work(request_id, params, protocol_version, stateless=False)
-        handler = self._methods.get(method) if isinstance(method, str) else None
-        if handler is None:
-            return jsonrpc.error(
-                request_id, jsonrpc.METHOD_NOT_FOUND, _named("Unknown method", method)
-            )
-        return _run(handler, request_id, params, method)
+            known = version if version is not None else self.version
+            return self._tool_call(request_id, params, known, completed=False)
+        if method == "initialize":
+            return jsonrpc.result(request_id, self._initialize(params))
+        answer = self._answers.get(method)
+        if answer is None:
+            message_text = _named("Unknown method", method)
+            return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, message_text)
+        return jsonrpc.result(request_id, answer)
 
-    def prepare_modern(self, message: Any, headers: HttpHeaders | None = None) -> Prepared:
-        """The 2026-07-28 answer to ``message`` (None for a notification); a Tool call comes
-        back as :class:`ToolWork`. ``headers`` are the request's metadata headers over HTTP,
-        None over stdio."""
+    def modern(self, message: Any, headers: HttpHeaders | None = None) -> Prepared:
+        """The 2026-07-28 answer to ``message`` (None for a notification), after the checks of
+        ``modern.refusal``; ``headers`` are the request's metadata headers over HTTP."""
         if not isinstance(message, dict):
             return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if "id" not in message:
@@ -142,20 +118,18 @@ class MCPDispatcher:
             return refused
         request_id, method, params = message["id"], message["method"], message["params"]
         if method == TOOLS_CALL:
-            return self._tool_work(request_id, params, _MODERN_VERSION, stateless=True)
-        entry = self._modern_methods.get(method)
-        if entry is None:
+            return self._tool_call(request_id, params, _MODERN_VERSION, completed=True)
+        answer = self._modern_answers.get(method)
+        if answer is None:
             return modern.not_found(request_id, method)
-        handler, ttl_ms = entry
-        response = _run(handler, request_id, params, method)
-        return modern.completed(response, ttl_ms=ttl_ms)
+        return jsonrpc.result(request_id, answer)
 
-    def _tool_work(
-        self, request_id: Any, params: dict[str, Any], version: str | None, *, stateless: bool
-    ) -> JsonObject | ToolWork:
-        """A ``tools/call`` whose params and Tool name pass, as work; else its error.
+    def _tool_call(
+        self, request_id: Any, params: dict[str, Any], version: str | None, *, completed: bool
+    ) -> JsonObject | ToolCall:
+        """A ``tools/call`` whose arguments and Tool name pass, as a call; else its error.
 
-        ``stateless``: a 2026-07-28 call, whose result gets that revision's fields.
+        ``completed``: a 2026-07-28 call, whose result gets that revision's fields.
         """
         name = params.get("name")
         arguments = params["arguments"] if "arguments" in params else {}
@@ -163,55 +137,28 @@ class MCPDispatcher:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params")
         if name not in self._registry:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, _named("Unknown tool", name))
-        call = functools.partial(self._call_tool, request_id, name, arguments, version)
-        if stateless:
-            return ToolWork(functools.partial(_completed_call, call))
-        return ToolWork(call)
+        return functools.partial(
+            self._run_tool, request_id, name, arguments, version, completed=completed
+        )
 
-    def _call_tool(
-        self, request_id: Any, name: object, arguments: dict[str, Any], version: str | None
+    def _run_tool(
+        self,
+        request_id: Any,
+        name: object,
+        arguments: dict[str, Any],
+        version: str | None,
+        *,
+        completed: bool,
     ) -> JsonObject:
-        try:
-            result = self._registry.call_tool(name, arguments)
-        except Exception:  # noqa: BLE001 - a failing Tool is a bounded JSON-RPC error
-            _logger.error("handler failed method=%s", TOOLS_CALL)
-            return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
-        if (
-            isinstance(result, dict)
-            and STRUCTURED_CONTENT in result
-            and not speaks_structured_content(version)
-        ):
-            result = {key: value for key, value in result.items() if key != STRUCTURED_CONTENT}
-        return jsonrpc.result(request_id, result)
+        result = self._registry.call_tool(name, arguments)
+        result = encoding.tool_result(result, structured=speaks_structured_content(version))
+        return jsonrpc.result(request_id, modern.completed(result) if completed else result)
 
-    def _initialize(self, params: dict[str, Any]) -> Any:
-        return self._initialize_results[negotiate_protocol_version(params.get("protocolVersion"))]
-
-
-def _settled(prepared: Prepared) -> JsonObject | None:
-    """A final answer with a plain copy of any fixed result, free to be changed."""
-    response = prepared.run() if isinstance(prepared, ToolWork) else prepared
-    if response is not None and isinstance(response.get("result"), FixedResult):
-        response = {**response, "result": response["result"].plain()}
-    return response
-
-
-def _completed_call(call: Callable[[], JsonObject]) -> JsonObject:
-    return modern.completed(call())
-
-
-def _run(handler: Handler, request_id: Any, params: dict[str, Any], method: Any) -> JsonObject:
-    try:
-        return jsonrpc.result(request_id, handler(params))
-    except Exception:  # noqa: BLE001 - a failing handler is a bounded JSON-RPC error
-        _logger.error("handler failed method=%s", jsonrpc.log_value(method))
-        return jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
-
-
-TOOLS_CALL = modern.TOOLS_CALL
-STRUCTURED_CONTENT = "structuredContent"
-# The first MCP revision with structured Tool results; older clients get the text item only.
-STRUCTURED_CONTENT_SINCE = "2025-06-18"
+    def _initialize(self, params: dict[str, Any]) -> Fixed:
+        version = negotiate_protocol_version(params.get("protocolVersion"))
+        if self._remembers:
+            self.version = version
+        return self._initialize_results[version]
 
 
 def speaks_structured_content(version: str | None) -> bool:
@@ -229,10 +176,6 @@ def negotiate_protocol_version(requested: Any) -> str:
     if isinstance(requested, str) and requested in settings.SUPPORTED_PROTOCOL_VERSIONS:
         return requested
     return settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
-
-
-# The first revision whose clients get the usage note; older ones get the answer without it.
-INSTRUCTIONS_SINCE = "2025-03-26"
 
 
 def initialize_result(requested: Any) -> dict[str, Any]:

@@ -1,245 +1,148 @@
-"""A response's bytes, and every answer and cache kept encoded along the message path.
+"""A response's bytes, and what is kept encoded so that no answer is encoded twice.
 
-:func:`serialize` turns a response envelope into compact UTF-8 JSON (which never holds a
-newline byte), falling back to a bounded ``-32603`` and then to a null id when the envelope
-cannot be encoded. What is kept encoded, each with its bound:
+:func:`encode` writes a response envelope exactly as ``json.dumps`` writes it, compact, as
+raw UTF-8 (which never holds a newline byte); an envelope whose text cannot be UTF-8 (a lone
+surrogate) is written as the ASCII text ``json.dumps`` gives with ``ensure_ascii``. It raises
+for an envelope JSON cannot hold; :func:`failure` is then the answer. Two kinds of value are
+written from text kept beside them:
 
-- :class:`FixedResult`: a result that never changes (``tools/list``, ``initialize``,
-  ``server/discover``, ``ping``, the ``list_tools`` Tool), encoded when it is built; only the
-  request id is written per request (:func:`splice`), and the bytes are exactly those
-  ``json.dumps`` writes for the whole envelope (``tests/mcp/test_fixed.py``). One per
-  answer and revision of a dispatcher (about ten), each with at most :data:`MAX_VARIANTS`
-  variants (the 2026-07-28 completion of it). Shared by every request, so never changed.
-- :class:`EncodedObject`: a member of a Tool result handed over with its own compact ASCII
-  text (a Tool's structured payload, whose text is also its text item), written as that text
-  instead of being encoded again; it lives as long as its response.
-- :func:`error_body`: the few refusals made before dispatch (null id), at most 16.
-- :func:`shown`: how ids and methods appear in log lines; the methods a client sends most
-  are rendered once (seven of them).
+- :class:`Fixed`: a result every request gets unchanged (the Tool lists, ``initialize``,
+  ``server/discover``, ``ping``), encoded once when the dispatcher is built; only the request
+  id is encoded per request. About ten per dispatcher, never changed.
+- a Tool's structured content: :func:`tool_result` gives a result that carries only
+  ``structuredContent`` the text item MCP asks for beside it (its compact ASCII JSON), and
+  that same text is written for ``structuredContent``. It lives as long as its response.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-import threading
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from mymcp import jsonvalue
 from mymcp.mcp import jsonrpc
 
-_HEAD = b'{"jsonrpc":"2.0","id":'
-_RESULT = b',"result":'
-_ENVELOPE_KEYS = ("jsonrpc", "id", "result")
-# Variants a fixed result can have: one per era's completion of it (see variant()).
-MAX_VARIANTS = 4
+STRUCTURED_CONTENT = "structuredContent"
+_ENVELOPES = (("jsonrpc", "id", "result"), ("jsonrpc", "id", "error"))
 
 
-# --- answers that never change ---------------------------------------------------------------
+class Fixed(dict[str, Any]):
+    """A result that every request gets unchanged, with its JSON encoded once.
 
-
-class FixedResult(dict[str, Any]):
-    """A result object that every request gets unchanged, with its JSON encoded once.
-
-    ``encoded`` is the compact JSON text as raw UTF-8, exactly as the response encoder
-    writes this object. Building one raises ``ValueError`` for a value that cannot be
-    encoded that way (a lone surrogate, a non-finite number).
+    ``encoded`` is its compact JSON as raw UTF-8, or None when it cannot be encoded that way;
+    such a result then fails per request, as encoding it would.
     """
 
-    __slots__ = ("encoded", "_variants", "_lock")
+    __slots__ = ("encoded",)
 
     def __init__(self, value: Mapping[str, Any]) -> None:
         super().__init__(value)
         try:
-            self.encoded = jsonvalue.encode(self, ensure_ascii=False).encode("utf-8")
-        except (TypeError, UnicodeEncodeError) as error:
-            raise ValueError("a fixed result must be plain JSON text") from error
-        self._variants: dict[Hashable, FixedResult] = {}
-        self._lock = threading.Lock()
-
-    def variant(
-        self, key: Hashable, build: Callable[[FixedResult], Mapping[str, Any]]
-    ) -> FixedResult:
-        """The fixed result ``build`` makes of this one, built once per ``key``.
-
-        At most :data:`MAX_VARIANTS` keys; the variants live as long as this result.
-        """
-        found = self._variants.get(key)
-        if found is not None:
-            return found
-        made = FixedResult(build(self))
-        with self._lock:
-            if key not in self._variants and len(self._variants) >= MAX_VARIANTS:
-                return made  # never expected: the eras use two keys
-            return self._variants.setdefault(key, made)
-
-    def plain(self) -> dict[str, Any]:
-        """A fresh deep copy as a plain dict, free to be changed."""
-        return copy.deepcopy(dict(self))
+            self.encoded: bytes | None = jsonvalue.encode(self, ensure_ascii=False).encode()
+        except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+            self.encoded = None
 
 
-def fixed(value: Mapping[str, Any]) -> FixedResult | None:
-    """``value`` as a :class:`FixedResult`, or None when it cannot be encoded once.
+class _Structured(dict[str, Any]):
+    """A Tool's structured content together with its compact ASCII JSON text."""
 
-    Such a value is answered the ordinary way, where encoding it fails with ``-32603``.
-    """
-    try:
-        return FixedResult(value)
-    except (ValueError, RecursionError):
-        return None
-
-
-def encoded_id(request_id: Any) -> bytes | None:
-    """The request id as the response encoder writes it inside an envelope, or None.
-
-    None when that encoding fails or is not UTF-8 (a lone surrogate): the caller then
-    encodes the whole envelope the ordinary way, with its fallbacks.
-    """
-    if type(request_id) is int:
-        try:
-            return int.__repr__(request_id).encode("ascii")
-        except ValueError:  # more digits than Python converts
-            return None
-    try:
-        return jsonvalue.encode(request_id, ensure_ascii=False).encode("utf-8")
-    except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
-        return None
-
-
-def splice(envelope: Mapping[str, Any]) -> bytes | None:
-    """The bytes of ``envelope`` when it is a result envelope around a :class:`FixedResult`.
-
-    None for any other envelope, or when its id cannot be spliced in.
-    """
-    result = envelope.get("result")
-    if type(result) is not FixedResult or tuple(envelope) != _ENVELOPE_KEYS:
-        return None
-    if envelope["jsonrpc"] != "2.0":
-        return None
-    request_id = encoded_id(envelope["id"])
-    if request_id is None:
-        return None
-    return b"".join((_HEAD, request_id, _RESULT, result.encoded, b"}"))
-
-
-# --- members handed over with their text -----------------------------------------------------
-
-
-class EncodedObject(dict[str, Any]):
-    """A JSON object handed over together with its compact, ASCII-only JSON text.
-
-    A handler that already holds the text of a large member of its result (a Tool's
-    structured payload, whose text it also sends as the text item) wraps the member in this,
-    and :func:`encode_message` writes the text instead of encoding the object a second time.
-    The text must be exactly ``json.dumps(obj, separators=(",", ":"), ensure_ascii=True)``;
-    neither may change afterwards.
-    """
+    __slots__ = ("text",)
 
     def __init__(self, value: Mapping[str, Any], text: str) -> None:
         super().__init__(value)
-        self.json_text = text
+        self.text = text
 
 
-def encode_message(message: Mapping[str, Any], *, ensure_ascii: bool) -> str:
-    """The compact JSON text of a response, exactly as ``json.dumps`` writes it (and raises).
+def tool_result(result: Any, *, structured: bool) -> Any:
+    """A Tool's result as a client gets it.
 
-    Members of ``result`` that are :class:`EncodedObject` values are written as their kept
-    text whenever that is the same text ``json.dumps`` would write.
+    A result with ``structuredContent`` (an object) and no ``content`` gets, first, one text
+    item holding the compact ASCII JSON of that object, as MCP asks of a Tool with structured
+    results; ``structuredContent`` itself is kept only for a client that reads it
+    (``structured``). Raises ``ValueError`` or ``TypeError`` for content JSON cannot hold.
     """
-    members = message.get("result")
-    if not isinstance(members, dict) or not _splices(message, members):
-        return jsonvalue.encode(message, ensure_ascii=ensure_ascii)
-    rest = {key: value for key, value in message.items() if key != "result"}
-    head = jsonvalue.encode(rest, ensure_ascii=ensure_ascii)
-    body = ",".join(
-        f"{jsonvalue.encode(key, ensure_ascii=ensure_ascii)}:{_member_text(value, ensure_ascii)}"
-        for key, value in members.items()
-    )
-    return f'{head[:-1]},"result":{{{body}}}}}'
+    if not isinstance(result, dict) or STRUCTURED_CONTENT not in result:
+        return result
+    payload = result[STRUCTURED_CONTENT]
+    if "content" in result or not isinstance(payload, dict):
+        return result if structured else _without_structured(result)
+    text = jsonvalue.encode(payload)
+    answer: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    for key, value in result.items():
+        if key != STRUCTURED_CONTENT:
+            answer[key] = value
+        elif structured:
+            answer[key] = _Structured(payload, text)
+    return answer
 
 
-def _member_text(value: Any, ensure_ascii: bool) -> str:
-    # Without a \u escape the ASCII text is also the raw UTF-8 one: nothing in it is non-ASCII.
-    if isinstance(value, EncodedObject) and (ensure_ascii or "\\u" not in value.json_text):
-        return value.json_text
-    return jsonvalue.encode(value, ensure_ascii=ensure_ascii)
-
-
-def _splices(message: Mapping[str, Any], members: dict[Any, Any]) -> bool:
-    """Whether ``message`` is an envelope whose ``result`` (its last key) holds encoded members."""
-    return (
-        len(message) > 1
-        and list(message)[-1] == "result"
-        and all(isinstance(key, str) for key in members)
-        and any(isinstance(value, EncodedObject) for value in members.values())
-    )
+def _without_structured(result: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in result.items() if key != STRUCTURED_CONTENT}
 
 
 # --- the bytes of a response -----------------------------------------------------------------
 
 
-def serialize(response: dict[str, Any], request_id: Any) -> tuple[bytes, dict[str, Any]]:
-    """The response bytes, falling back to -32603 (and then to a null id) when unencodable.
-
-    Returns the bytes and the envelope they encode.
-    """
-    spliced = splice(response)
-    if spliced is not None:
-        return spliced, response
-    for candidate in (
-        response,
-        jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"),
-        # An id nested just inside the decoder's depth limit may exceed the encoder's.
-        jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error"),
-    ):
-        body = _encode(candidate)
-        if body is not None:
-            return body, candidate
-    raise AssertionError("the null-id error envelope is always encodable")
-
-
-@functools.lru_cache(maxsize=16)  # the transports' few fixed refusals
-def error_body(code: int, message: str) -> bytes:
-    """The bytes of an error answer that has no request to refer to (a null id)."""
-    return serialize(jsonrpc.error(None, code, message), None)[0]
-
-
-def _encode(response: dict[str, Any]) -> bytes | None:
+def encode(envelope: Mapping[str, Any]) -> bytes:
+    """The bytes of ``envelope``; raises ``ValueError``, ``TypeError`` or ``RecursionError``
+    when JSON cannot hold it."""
+    if tuple(envelope) not in _ENVELOPES or envelope["jsonrpc"] != "2.0":
+        return _plain(envelope)
+    key = "result" if "result" in envelope else "error"
+    request_id, payload = envelope["id"], envelope[key]
+    head = jsonvalue.encode(request_id, ensure_ascii=False)
     try:
-        text = encode_message(response, ensure_ascii=False)
-        try:
-            return text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: escape instead of failing
-            return encode_message(response, ensure_ascii=True).encode("ascii")
-    except (TypeError, ValueError, RecursionError):
-        return None
+        if type(payload) is Fixed and payload.encoded is not None:
+            return b"".join((_head(head, key).encode(), payload.encoded, b"}"))
+        return f"{_head(head, key)}{_text(payload, False)}}}".encode()
+    except UnicodeEncodeError:  # a lone surrogate: the whole answer is written in ASCII
+        ascii_head = jsonvalue.encode(request_id)
+        return f"{_head(ascii_head, key)}{_text(payload, True)}}}".encode("ascii")
 
 
-# --- what log lines show ---------------------------------------------------------------------
+def failure(request_id: Any) -> tuple[bytes, dict[str, Any]]:
+    """The internal-error answer to a request, and its envelope; a null id when its own id
+    cannot be written."""
+    envelope = jsonrpc.internal_error(request_id)
+    try:
+        return encode(envelope), envelope
+    except (ValueError, TypeError, RecursionError):  # nested too deep for the encoder
+        envelope = jsonrpc.internal_error(None)
+        return encode(envelope), envelope
 
-# The methods a client sends most, rendered as jsonrpc.log_value renders them.
-_KNOWN_METHODS = {
-    method: jsonrpc.log_value(method)
-    for method in (
-        "initialize",
-        "ping",
-        "tools/list",
-        "tools/call",
-        "server/discover",
-        "notifications/initialized",
-        "notifications/cancelled",
+
+def _head(request_id: str, key: str) -> str:
+    return f'{{"jsonrpc":"2.0","id":{request_id},"{key}":'
+
+
+def _text(payload: Any, ascii_only: bool) -> str:
+    """``payload`` as JSON text, its structured members written as the text they keep."""
+    if not _holds_structured(payload):
+        return jsonvalue.encode(payload, ensure_ascii=ascii_only)
+    members = (
+        f"{jsonvalue.encode(key, ensure_ascii=ascii_only)}:{_member(value, ascii_only)}"
+        for key, value in payload.items()
     )
-}
-_SMALL = 10**18  # an integer of at most 18 digits renders in full
+    return f"{{{','.join(members)}}}"
 
 
-def shown(value: Any) -> str:
-    """``jsonrpc.log_value(value)``, without its checks for a known method or a small id."""
-    if type(value) is str:
-        known = _KNOWN_METHODS.get(value)
-        if known is not None:
-            return known
-    elif type(value) is int and -_SMALL < value < _SMALL:
-        return str(value)
-    return jsonrpc.log_value(value)
+def _holds_structured(payload: Any) -> bool:
+    return (
+        isinstance(payload, dict)
+        and any(type(value) is _Structured for value in payload.values())
+        and all(type(key) is str for key in payload)
+    )
+
+
+def _member(value: Any, ascii_only: bool) -> str:
+    # Without a \u escape the ASCII text is also the raw UTF-8 text: nothing in it is non-ASCII.
+    if type(value) is _Structured and (ascii_only or "\\u" not in value.text):
+        return value.text
+    return jsonvalue.encode(value, ensure_ascii=ascii_only)
+
+
+def _plain(envelope: Mapping[str, Any]) -> bytes:
+    try:
+        return jsonvalue.encode(envelope, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return jsonvalue.encode(envelope).encode("ascii")

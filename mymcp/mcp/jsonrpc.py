@@ -51,6 +51,11 @@ def error(request_id: Any, code: int, message: str, data: Any = None) -> dict[st
     return {"jsonrpc": "2.0", "id": request_id, "error": body}
 
 
+def internal_error(request_id: Any) -> dict[str, Any]:
+    """The one ``-32603`` answer: the server failed, and nothing says how."""
+    return error(request_id, INTERNAL_ERROR, "Internal error")
+
+
 def echo(value: Any) -> str | None:
     """How a client-supplied name may appear in a message, or None if it must not be echoed.
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.encoding import FixedResult
 from mymcp.mcp.tool_registry import ToolRegistration, tool_annotations
 
 NAME = "list_tools"
@@ -32,10 +31,8 @@ def summary(names: Sequence[str]) -> str:
 def registration(plugin_tools: Sequence[Mapping[str, Any]]) -> ToolRegistration:
     """Bind ``list_tools`` to the final surface: itself first, then the plugin Tools."""
     text = summary([NAME, *(str(tool["name"]) for tool in plugin_tools)])
-    # The same answer to every call, encoded once (only the request id is written per call).
-    answer = FixedResult({"content": [{"type": "text", "text": text}]})
 
     def handle(arguments: Mapping[str, Any]) -> JsonObject:
-        return answer
+        return {"content": [{"type": "text", "text": text}]}
 
     return ToolRegistration(DEFINITION, handle)

@@ -30,15 +30,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import jsonrpc
-from mymcp.mcp.encoding import FixedResult
 from mymcp.mcp.era import (
     CLIENT_CAPABILITIES_KEY,
     PROTOCOL_VERSION_KEY,
@@ -168,24 +165,13 @@ def discover_result() -> dict[str, Any]:
     }
 
 
-def completed(response: JsonObject, *, ttl_ms: int | None = None) -> JsonObject:
-    """``response`` with the fields a 2026-07-28 result carries (errors pass unchanged).
+def completed(result: Any, *, ttl_ms: int | None = None) -> dict[str, Any]:
+    """``result`` with the fields a 2026-07-28 result carries; ``ttl_ms`` adds the cache hints.
 
-    ``ttl_ms`` adds the cache hints. A result that is not an object cannot carry them and
-    becomes ``-32603``. A fixed result gets a fixed completion, built once.
+    Raises ``TypeError`` for a result that is not an object, which cannot carry them.
     """
-    if "result" not in response:
-        return response
-    result = response["result"]
-    if isinstance(result, FixedResult):
-        build = functools.partial(_completed_fields, ttl_ms=ttl_ms)
-        return {**response, "result": result.variant(("completed", ttl_ms), build)}
     if not isinstance(result, dict):
-        return jsonrpc.error(response.get("id"), jsonrpc.INTERNAL_ERROR, "Internal error")
-    return {**response, "result": _completed_fields(result, ttl_ms=ttl_ms)}
-
-
-def _completed_fields(result: Mapping[str, Any], *, ttl_ms: int | None) -> dict[str, Any]:
+        raise TypeError("a 2026-07-28 result must be an object")
     fields = {**result, "resultType": "complete"}
     if ttl_ms is not None:
         fields["ttlMs"] = ttl_ms

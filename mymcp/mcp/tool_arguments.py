@@ -1,17 +1,29 @@
-"""Schema-aware undoing of one extra JSON-encoding layer in Tool arguments.
+"""What the host does to a Tool call's arguments before the Tool sees them.
 
-Some clients send structured arguments as JSON text (``"tags": "[\\"x\\"]"``). Guided by the
-Tool's input schema, a string is decoded once where the schema does not allow a string and
-the decoded value is allowed. Everything else passes through unchanged, and the caller's
-object is never mutated. An object's members are read against every ``oneOf``/``anyOf``
-branch that fits it: a branch does not fit when it pins a member the object has (with
-``const``, or with an integer range of one value) to some other value.
+First it drops the client control arguments: what an MCP client adds to Tool calls for
+itself. Some clients give their model a switch of their own on every Tool and forward it in
+``tools/call`` unchanged whenever the model sets it. Such an argument tells the client how to
+schedule calls; it is not a request to the Tool, so every Tool, ``list_tools`` included,
+answers exactly as it would without it. :data:`CLIENT_CONTROL_ARGUMENTS` is the one list:
+each entry names the argument and the JSON type that client sends; a value of another type
+is not that switch and reaches the Tool like any other argument (a Tool that takes no such
+argument then reports it as unexpected). A Tool whose own schema declares a property of the
+same name keeps it.
+
+Then it undoes one extra JSON-encoding layer: some clients send structured arguments as JSON
+text (``"tags": "[\\"x\\"]"``). Guided by the Tool's input schema, a string is decoded once
+where the schema does not allow a string and the decoded value is allowed. Everything else
+passes through unchanged, and the caller's object is never mutated. An object's members are
+read against every ``oneOf``/``anyOf`` branch that fits it: a branch does not fit when it
+pins a member the object has (with ``const``, or with an integer range of one value) to some
+other value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Final
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
@@ -37,6 +49,41 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "array": lambda value: isinstance(value, list),
     "object": lambda value: isinstance(value, dict),
 }
+
+
+CLIENT_CONTROL_ARGUMENTS: Final[Mapping[str, Callable[[Any], bool]]] = MappingProxyType(
+    {
+        # Gemini CLI: true runs the call only after the previous one finished, false lets
+        # them run side by side.
+        "wait_for_previous": lambda value: isinstance(value, bool),
+    }
+)
+
+
+def tool_arguments(arguments: Mapping[str, Any], input_schema: Mapping[str, Any]) -> Any:
+    """The arguments the Tool with ``input_schema`` gets: a normalized copy, less the client
+    control arguments its schema does not declare."""
+    kept = without_control_arguments(arguments, input_schema)
+    return normalize_tool_arguments(kept, input_schema)
+
+
+def without_control_arguments(
+    arguments: Mapping[str, Any], input_schema: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """``arguments`` less the client control arguments that ``input_schema`` does not declare.
+
+    The caller's mapping is never changed; when there is nothing to drop it is returned as is.
+    """
+    properties = input_schema.get("properties")
+    declared = properties if isinstance(properties, Mapping) else {}
+    dropped = [
+        name
+        for name, accepts in CLIENT_CONTROL_ARGUMENTS.items()
+        if name in arguments and name not in declared and accepts(arguments[name])
+    ]
+    if not dropped:
+        return arguments
+    return {name: value for name, value in arguments.items() if name not in dropped}
 
 
 def normalize_tool_arguments(arguments: Mapping[str, Any], input_schema: Any) -> Any:

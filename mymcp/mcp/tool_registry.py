@@ -5,14 +5,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.control_arguments import without_control_arguments
-from mymcp.mcp.tool_arguments import normalize_tool_arguments
+from mymcp.mcp.tool_arguments import tool_arguments
 
-# Takes the normalized arguments, answers the MCP Tool result.
+# Takes the normalized arguments, answers the MCP Tool result: plain JSON values, where a
+# result that gives ``structuredContent`` may leave its text item to the host
+# (``mymcp.mcp.encoding.tool_result``).
 ToolHandler = Callable[[JsonObject], JsonObject]
 
 
@@ -41,47 +41,31 @@ class ToolRegistry:
 
     def __init__(self, registrations: Iterable[ToolRegistration]) -> None:
         tools: list[JsonObject] = []
-        handlers: dict[str, ToolHandler] = {}
-        schemas: dict[str, JsonObject] = {}
+        entries: dict[str, tuple[ToolHandler, JsonObject]] = {}
         for registration in registrations:
             definition = _checked_definition(registration)
             name = definition["name"]
-            if name in handlers:
+            if name in entries:
                 raise ValueError(f"duplicate tool registration: {name}")
             tools.append(definition)
-            handlers[name] = registration.handler
-            schemas[name] = definition["inputSchema"]
+            entries[name] = (registration.handler, definition["inputSchema"])
         self._tools = tuple(tools)
-        self._handlers = MappingProxyType(handlers)
-        self._schemas = schemas
+        self._entries = entries
 
     @property
     def tools(self) -> list[JsonObject]:
         """A fresh deep copy of the Tool definitions, in order."""
         return copy.deepcopy(list(self._tools))
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(tool["name"] for tool in self._tools)
-
-    @property
-    def input_schemas(self) -> Mapping[str, Mapping[str, Any]]:
-        return MappingProxyType(copy.deepcopy(self._schemas))
-
-    @property
-    def handlers(self) -> Mapping[str, ToolHandler]:
-        return self._handlers
-
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self._handlers
+        return isinstance(name, str) and name in self._entries
 
     def call_tool(self, name: object, arguments: Mapping[str, Any]) -> JsonObject | None:
         """Call the Tool without client control arguments, the rest normalized; None if unknown."""
-        if not isinstance(name, str) or name not in self._handlers:
+        if not isinstance(name, str) or name not in self._entries:
             return None
-        schema = self._schemas[name]
-        normalized = normalize_tool_arguments(without_control_arguments(arguments, schema), schema)
-        return self._handlers[name](normalized)
+        handler, schema = self._entries[name]
+        return handler(tool_arguments(arguments, schema))
 
 
 def _checked_definition(registration: object) -> JsonObject:

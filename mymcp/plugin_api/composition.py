@@ -16,7 +16,6 @@ from typing import NoReturn, TypeVar
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import list_tools
-from mymcp.mcp.encoding import EncodedObject
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
 from mymcp.plugin_api.contracts import (
     ActivatedTool,
@@ -35,7 +34,6 @@ __all__ = [
     "RESERVED_NAME_PREFIX",
     "ActivatedTool",
     "ComposedToolSurface",
-    "EncodedObject",
     "HostRegistrationFactory",
     "HostToolOrigin",
     "PluginContribution",

@@ -1,17 +1,14 @@
 """MCP over HTTP: the FastAPI app, ``POST /mcp`` as a plain ASGI app, ``/health``, ``/version``,
 the ``Host`` and ``Origin`` checks and the access token.
 
-:class:`McpEndpoint` speaks ASGI directly: it finds the headers it needs in one pass over
-the request's raw headers, reads the body once from ``receive``, hands the decoded message
-to its session (``mymcp.mcp.session``) and sends the two response messages itself. A plain
-``POST /mcp`` does not walk FastAPI's middleware stack and router: the front of the stack,
-which checks ``Host`` and ``Origin`` for every request, hands it to the endpoint directly.
-Everything else
-(``/health``, ``/version``, another method on ``/mcp`` and its 405, an unknown path and its
-404, a ``root_path`` deployment, the routers of :data:`ROUTERS`) goes through the full stack.
-
-What never waits is answered on the event loop; a Tool call runs on a worker thread of the
-process (``mymcp.transports.base``).
+Every HTTP request meets the front of the app first, which reads the request's headers in
+one pass (:func:`read_headers`) and refuses what the checks below refuse. A plain
+``POST /mcp`` then goes straight to :class:`McpEndpoint`, which reads the body once from
+``receive``, hands the decoded message to its session (``mymcp.mcp.session``) and sends the
+two response messages itself. Everything else (``/health``, ``/version``, another method on
+``/mcp`` and its 405, an unknown path and its 404, a ``root_path`` deployment, the extra
+routers) walks FastAPI's middleware stack and router. What never waits is answered on the
+event loop; a Tool call runs on the app's worker threads (``mymcp.transports.base``).
 
 DNS rebinding: a browser page can be made to talk to 127.0.0.1 under a foreign host name or
 from a foreign origin. Requests whose ``Host`` is not a loopback name get 421; requests
@@ -24,7 +21,7 @@ Other accounts: every user of the machine can reach a loopback port. With
 must carry ``Authorization: Bearer <token>`` with the local access token
 (``mymcp.access_token``); any other gets 401 with ``WWW-Authenticate: Bearer`` and a fixed
 JSON-RPC error, before its body is read. ``/health`` and ``/version`` stay open, and the
-routers of :data:`ROUTERS` guard themselves.
+extra routers guard themselves.
 """
 
 from __future__ import annotations
@@ -46,31 +43,22 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mymcp import access_token, jsonvalue, settings
-from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import errors, jsonrpc
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import Era, HttpHeaders
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, Work, failure, refusal
-from mymcp.transports import base
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, refusal
+from mymcp.transports.base import Workers, shared_workers
 
 PATH = "/mcp"
-PROTOCOL_HEADER = "mcp-protocol-version"
 ALLOWED_HOSTS_VARIABLE = "MYMCP_ALLOWED_HOSTS"
 ALLOWED_ORIGINS_VARIABLE = "MYMCP_ALLOWED_ORIGINS"
-REQUIRE_TOKEN_VARIABLE = access_token.REQUIRE_TOKEN_VARIABLE
-# More routes for the app, each made from the runtime it serves (a page, say): the app
-# includes every one, after its own, so nothing here changes when one is added.
+# More routes for the app, each made from the runtime it serves (a page, say).
 RouterFactory = Callable[[RuntimeLike], APIRouter]
-ROUTERS: list[RouterFactory] = []
 
-_CONTENT_LENGTH = b"content-length"
-# The request metadata headers, in the order HttpHeaders holds them.
-_METADATA_HEADERS = (PROTOCOL_HEADER.encode(), b"mcp-method", b"mcp-name")
-_JSON = [(b"content-type", b"application/json")]
-_NO_HEADERS = HttpHeaders()
-# The headers read: the body length (-1) and the metadata headers by their position.
-_WANTED = {_CONTENT_LENGTH: -1, **{name: slot for slot, name in enumerate(_METADATA_HEADERS)}}
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+# Longer than any token file may hold, with room for the scheme.
+_MAX_AUTHORIZATION_BYTES = 512
+_AMBIGUOUS = b"ambiguous"  # a repeated Authorization: no Bearer credential, never matches
 
 _logger = logging.getLogger("mcp")
 
@@ -83,17 +71,15 @@ def create_app(
     *,
     security: HttpSecurity | None = None,
     routers: Iterable[RouterFactory] = (),
+    workers: Workers | None = None,
 ) -> FastAPI:
-    """An app serving ``runtime``; apps built from different runtimes share nothing.
-
-    Besides its own routes it includes the router each factory of :data:`ROUTERS` and then
-    of ``routers`` makes for the runtime.
-    """
-    security = security or HttpSecurity()
-    endpoint = McpEndpoint(runtime)
+    """An app serving ``runtime``, and the router each of ``routers`` makes for it; apps
+    built from different runtimes share nothing but the process's worker threads, unless
+    handed ``workers`` of their own."""
+    endpoint = McpEndpoint(runtime, workers or shared_workers())
     app = _McpApp(
         endpoint,
-        security,
+        security or HttpSecurity(),
         title=settings.APP_TITLE,
         docs_url=None,
         redoc_url=None,
@@ -104,13 +90,14 @@ def create_app(
     mcp.add_route(PATH, cast(Any, endpoint), methods=["POST"])
     app.include_router(mcp)
     app.include_router(_router)
-    for factory in (*ROUTERS, *routers):
+    for factory in routers:
         app.include_router(factory(runtime))
     return app
 
 
 class _McpApp(FastAPI):
-    """FastAPI behind a front: the Host and Origin checks, and the fast path for ``POST /mcp``."""
+    """FastAPI behind a front: the Host, Origin and token checks, and the fast path for
+    ``POST /mcp``."""
 
     def __init__(self, endpoint: McpEndpoint, security: HttpSecurity, **options: Any):
         super().__init__(**options)
@@ -123,11 +110,13 @@ class _McpApp(FastAPI):
 
         async def front(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] != "http":
-                await stack(scope, receive, send)
-            elif await refused(security, scope, send):
-                return
+                return await stack(scope, receive, send)
+            headers = read_headers(scope["headers"])
+            refused = security.refusal(headers, scope)
+            if refused is not None:
+                await _send(send, refused[0], refused[1], refused[2])
             elif scope["path"] == PATH and scope["method"] == "POST" and not scope.get("root_path"):
-                await endpoint(scope, receive, send)
+                await endpoint.serve(headers, receive, send)
             else:
                 await stack(scope, receive, send)
 
@@ -135,12 +124,8 @@ class _McpApp(FastAPI):
 
 
 def _without_telemetry() -> dict[str, Any]:
-    """Turn off FastAPI's built-in OpenTelemetry, on the versions that have it.
-
-    A local memory server sends nothing about its requests anywhere, whatever telemetry the
-    surrounding environment configures; and checking for it cost every request tens of
-    microseconds.
-    """
+    """Turn off FastAPI's built-in OpenTelemetry, on the versions that have it: a local memory
+    server reports nothing about its requests, and checking for it cost every request."""
     if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
         return {}
     switches = ("tracing", "metrics", "logs", "operation_spans", "auto_configure")
@@ -168,40 +153,111 @@ async def version() -> dict[str, Any]:
     }
 
 
+async def _send(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _length(body: bytes) -> tuple[bytes, bytes]:
+    return (b"content-length", str(len(body)).encode("ascii"))
+
+
+_JSON = (b"content-type", b"application/json")
+
+
+# --- the request's headers, in one pass ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHeaders:
+    """What the app reads of a request's headers: ``Host`` and ``Origin`` (the last of each
+    counts), ``Authorization`` (a repeated one counts as none that matches), the declared
+    body length and the MCP metadata headers (the first of each counts)."""
+
+    host: str | None = None
+    origin: str | None = None
+    authorization: bytes | None = None
+    length: bytes | None = None
+    metadata: HttpHeaders = HttpHeaders()
+
+
+_HOST, _ORIGIN, _AUTHORIZATION, _LENGTH = range(4)
+_WANTED = {
+    b"host": _HOST,
+    b"origin": _ORIGIN,
+    b"authorization": _AUTHORIZATION,
+    b"content-length": _LENGTH,
+    # The metadata headers, in the order HttpHeaders holds them.
+    b"mcp-protocol-version": 4,
+    b"mcp-method": 5,
+    b"mcp-name": 6,
+}
+_NONE = RequestHeaders()
+
+
+def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> RequestHeaders:
+    """The headers the app reads, from one pass over the raw ones."""
+    found: list[Any] | None = None
+    for key, value in raw:
+        slot = _WANTED.get(key.lower())
+        if slot is None:
+            continue
+        found = found or [None, None, None, None, [], [], []]
+        if slot > _LENGTH:
+            found[slot].append(value)
+        elif slot == _AUTHORIZATION:
+            found[slot] = _AMBIGUOUS if found[slot] is not None else value
+        elif slot != _LENGTH or found[slot] is None:
+            found[slot] = value
+    if found is None:
+        return _NONE
+    host, origin, authorization, length, *metadata = found
+    return RequestHeaders(
+        None if host is None else host.decode("latin-1"),
+        None if origin is None else origin.decode("latin-1"),
+        authorization,
+        length,
+        _metadata(metadata) if any(metadata) else _NONE.metadata,
+    )
+
+
+def _metadata(found: list[list[bytes]]) -> HttpHeaders:
+    version, method, name = (values[0].decode("latin-1") if values else None for values in found)
+    return HttpHeaders(version, method, name, any(len(values) > 1 for values in found))
+
+
 # --- POST /mcp -----------------------------------------------------------------------------
 
 
 class McpEndpoint:
     """The ASGI app of ``POST /mcp`` for one runtime."""
 
-    def __init__(self, runtime: RuntimeLike) -> None:
+    def __init__(self, runtime: RuntimeLike, workers: Workers) -> None:
         self.session = Session(runtime)
+        self._workers = workers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            body, status = await self._answer(scope, receive)
-        except Exception:  # noqa: BLE001 - a bug answers a bounded -32603, never a 500
-            _logger.error("request failed")
-            body, status = failure()
-        await send({"type": "http.response.start", "status": status, "headers": _headers(body)})
-        await send({"type": "http.response.body", "body": body})
+        """Served through the router (a ``root_path`` deployment): the headers once more."""
+        await self.serve(read_headers(scope["headers"]), receive, send)
 
-    async def _answer(self, scope: Scope, receive: Receive) -> Answer:
-        declared, headers = _request_headers(scope["headers"])
+    async def serve(self, headers: RequestHeaders, receive: Receive, send: Send) -> None:
+        body, status = await self._answer(headers, receive)
+        # Starlette's headers: the length, and the JSON type when there is a body.
+        await _send(send, status, body, [_length(body), _JSON] if body else [_length(body)])
+
+    async def _answer(self, headers: RequestHeaders, receive: Receive) -> Answer:
         try:
-            message = await _read_message(receive, declared)
+            message = await _read_message(receive, headers.length)
         except _Refused as refused:
-            return self.session.unreadable(refused.row, headers)
-        handled = self.session.handle(message, headers)
-        if isinstance(handled, Work):  # the Tool on a worker, its answer back on the loop
-            return handled.answer(await _in_worker(handled.call))
-        return handled
-
-
-def _headers(body: bytes) -> list[tuple[bytes, bytes]]:
-    """Starlette's response headers: the length, and the JSON type when there is a body."""
-    length = [(_CONTENT_LENGTH, str(len(body)).encode("ascii"))]
-    return length + _JSON if body else length
+            return self.session.unreadable(refused.row, headers.metadata)
+        handled = self.session.handle(message, headers.metadata)
+        if isinstance(handled, tuple):
+            return handled
+        # A Tool call: on a worker thread, in a copy of the request's context (as Starlette's
+        # own hand-off does), while the loop serves other requests.
+        run = functools.partial(contextvars.copy_context().run, handled.run)
+        answer: Answer = await self._workers.run(asyncio.get_running_loop(), run)
+        return answer
 
 
 class _Refused(Exception):
@@ -209,91 +265,33 @@ class _Refused(Exception):
         self.row = row
 
 
-def _request_headers(raw: Iterable[tuple[bytes, bytes]]) -> tuple[bytes | None, HttpHeaders]:
-    """The declared body length and the request metadata headers, in one pass.
-
-    Each header's first value counts, as Starlette's ``Headers.get`` reads it.
-    """
-    declared: bytes | None = None
-    found: list[list[bytes]] | None = None
-    for key, value in raw:
-        slot = _WANTED.get(key)
-        if slot is None:
-            continue
-        if slot < 0:
-            if declared is None:
-                declared = value
-            continue
-        found = found or [[], [], []]
-        found[slot].append(value)
-    if found is None:
-        return declared, _NO_HEADERS
-    version, method, name = (values[0].decode("latin-1") if values else None for values in found)
-    repeated = any(len(values) > 1 for values in found)
-    return declared, HttpHeaders(version, method, name, repeated=repeated)
-
-
 async def _read_message(receive: Receive, declared: bytes | None) -> Any:
     """The decoded body; raises :class:`_Refused` when it is too large, cut off or not JSON."""
     if declared is not None and declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
         raise _Refused(errors.TOO_LARGE)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            message = await receive()
+        except ClientDisconnect:  # as Starlette's own wrappers of receive report it
+            raise _Refused(errors.PARSE) from None
+        if message["type"] == "http.disconnect":  # gone before the body was complete
+            raise _Refused(errors.PARSE)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_MESSAGE_BYTES:
+            raise _Refused(errors.TOO_LARGE)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
     try:
-        body = await _read_bounded(receive)
-    except ClientDisconnect:  # as Starlette's own wrappers of receive report it
-        raise _Refused(errors.PARSE) from None
-    if body is None:
-        raise _Refused(errors.TOO_LARGE)
-    try:
-        return jsonrpc.decode_body(body)
+        return jsonrpc.decode_body(chunks[0] if len(chunks) == 1 else b"".join(chunks))
     except jsonrpc.ParseError:
         raise _Refused(errors.PARSE) from None
 
 
-async def _read_bounded(receive: Receive) -> bytes | None:
-    """The whole body, or None past the bound; a client gone before its end is a parse error."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        kind = message["type"]
-        if kind == "http.disconnect":  # gone before the body was complete: nothing to answer
-            raise _Refused(errors.PARSE)
-        if kind != "http.request":
-            continue
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_MESSAGE_BYTES:
-            return None
-        if not message.get("more_body", False):
-            return b"".join((*chunks, chunk)) if chunks else chunk
-        chunks.append(chunk)
-
-
-async def _in_worker(run: Callable[[], JsonObject]) -> JsonObject:
-    """Run ``run`` on a worker thread and wait for its answer without blocking the loop.
-
-    It runs in a copy of the request's context, as Starlette's own hand-off does. A pool
-    that refuses work (any ``Executor`` once the interpreter has begun to exit) is bypassed
-    for AnyIO's threads, which still take it, so a server embedded in a thread keeps
-    answering.
-    """
-    call = functools.partial(contextvars.copy_context().run, run)
-    pool = base._dispatch_pool(base._pid())
-    loop = asyncio.get_running_loop()
-    try:
-        if isinstance(pool, base._Workers):
-            pending = pool.run(loop, call)
-        else:  # an Executor put in its place
-            pending = loop.run_in_executor(pool, call)
-    except RuntimeError:  # no new work is taken (exiting), or no thread can start
-        from starlette.concurrency import run_in_threadpool
-
-        return await run_in_threadpool(call)
-    response: JsonObject = await pending
-    return response
-
-
-# --- Host and Origin -----------------------------------------------------------------------
+# --- Host, Origin and the token --------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -340,6 +338,17 @@ class HttpSecurity:
             return False
         return hostname in _LOOPBACK_NAMES
 
+    def refusal(self, headers: RequestHeaders, scope: Scope) -> _Refusal | None:
+        """The answer to a request whose ``Host``, ``Origin`` or token is not allowed."""
+        if headers.host is not None and not self.host_allowed(headers.host):
+            return _HOST_REFUSED
+        if headers.origin is not None and not self.origin_allowed(headers.origin):
+            return _ORIGIN_REFUSED
+        if self.token is not None and _guarded(scope):
+            if not _bearer_matches(headers.authorization, self.token):
+                return _UNAUTHORIZED
+        return None
+
 
 def _required_token(env: Mapping[str, str]) -> str | None:
     if not access_token.require_token(env):
@@ -351,34 +360,6 @@ def _required_token(env: Mapping[str, str]) -> str | None:
         _logger.info("access token made in %s; 'mymcp token' prints it", access_token.SHOWN_PATH)
     _logger.info("access token required on %s (Authorization: Bearer)", PATH)
     return token
-
-
-async def refused(security: HttpSecurity, scope: Scope, send: Send) -> bool:
-    """Answer an HTTP request whose ``Host``, ``Origin`` or token is not allowed; True if so."""
-    found = _refusal(security, scope)
-    if found is None:
-        return False
-    status, headers, body = found
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-    return True
-
-
-def _refusal(security: HttpSecurity, scope: Scope) -> _Refusal | None:
-    host, origin, authorization = _front_headers(scope)
-    if host is not None and not _host_allowed(security, host):
-        return _HOST_REFUSED
-    if origin is not None and not security.origin_allowed(origin):
-        return _ORIGIN_REFUSED
-    token = security.token
-    if token is not None and _guarded(scope) and not _bearer_matches(authorization, token):
-        return _UNAUTHORIZED
-    return None
-
-
-@functools.lru_cache(maxsize=64)  # a client sends the same Host on every request
-def _host_allowed(security: HttpSecurity, host: str) -> bool:
-    return security.host_allowed(host)
 
 
 def _guarded(scope: Scope) -> bool:
@@ -400,67 +381,37 @@ def _bearer_matches(authorization: bytes | None, token: str) -> bool:
     return access_token.token_matches(credential.strip(b" \t"), token)
 
 
-_Refusal = tuple[int, list[tuple[bytes, bytes]], bytes]
+_Refusal = tuple[int, bytes, list[tuple[bytes, bytes]]]
 
 
-def _refusal_answer(status: int, body: bytes, *extra: tuple[bytes, bytes]) -> _Refusal:
-    length = (b"content-length", str(len(body)).encode("ascii"))
-    return status, [(b"content-type", b"application/json"), length, *extra], body
+def _refusal(status: int, body: bytes, *extra: tuple[bytes, bytes]) -> _Refusal:
+    return status, body, [_JSON, _length(body), *extra]
 
 
-# Each refusal names the header and the setting that would allow it, never the value sent;
-# a missing or wrong token gets the same fixed answer, which says nothing more.
-_HOST_REFUSED = _refusal_answer(
+def _header_refusal(status: int, detail: str, header: str, hint: str) -> _Refusal:
+    # Names the header and the setting that would allow it, never the value sent.
+    body = {"detail": detail, "header": header, "hint": hint}
+    return _refusal(status, jsonvalue.encode(body).encode())
+
+
+_HOST_REFUSED = _header_refusal(
     421,
-    jsonvalue.encode(
-        {
-            "detail": "Misdirected Request",
-            "header": "Host",
-            "hint": "only loopback host names are served; "
-            f"allow another with {ALLOWED_HOSTS_VARIABLE}",
-        }
-    ).encode(),
+    "Misdirected Request",
+    "Host",
+    f"only loopback host names are served; allow another with {ALLOWED_HOSTS_VARIABLE}",
 )
-_ORIGIN_REFUSED = _refusal_answer(
+_ORIGIN_REFUSED = _header_refusal(
     403,
-    jsonvalue.encode(
-        {
-            "detail": "Forbidden",
-            "header": "Origin",
-            "hint": "only loopback origins are served; "
-            f"allow another with {ALLOWED_ORIGINS_VARIABLE}",
-        }
-    ).encode(),
+    "Forbidden",
+    "Origin",
+    f"only loopback origins are served; allow another with {ALLOWED_ORIGINS_VARIABLE}",
 )
-_UNAUTHORIZED = _refusal_answer(
+# A missing or wrong token gets the same fixed answer, which says nothing more.
+_UNAUTHORIZED = _refusal(
     errors.UNAUTHORIZED.handshake_status,
     refusal(errors.UNAUTHORIZED, Era.HANDSHAKE)[0],
     (b"www-authenticate", b"Bearer"),
 )
-# Longer than any token file may hold, with room for the scheme.
-_MAX_AUTHORIZATION_BYTES = 512
-
-
-def _front_headers(scope: Scope) -> tuple[str | None, str | None, bytes | None]:
-    """``Host``, ``Origin`` and ``Authorization``: of a repeated ``Host`` or ``Origin`` the
-    last one counts; a repeated ``Authorization`` counts as none that matches."""
-    host = origin = authorization = None
-    for key, value in scope["headers"]:
-        name = key.lower()
-        if name == b"host":
-            host = value
-        elif name == b"origin":
-            origin = value
-        elif name == b"authorization":
-            authorization = _AMBIGUOUS if authorization is not None else value
-    return (
-        None if host is None else host.decode("latin-1"),
-        None if origin is None else origin.decode("latin-1"),
-        authorization,
-    )
-
-
-_AMBIGUOUS = b"ambiguous"  # no Bearer credential: never matches
 
 
 def _host_name(host: str) -> str:

@@ -28,10 +28,10 @@ from typing import Any, BinaryIO
 from mymcp.mcp import errors, jsonrpc
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.session import MAX_MESSAGE_BYTES, Session, Work
-from mymcp.transports import base
+from mymcp.transports.base import DISPATCH_WORKERS, Workers, shared_workers
 
-# Tool calls run at once (the pool both transports share); more wait for a free worker.
-DISPATCH_WORKERS = base.DISPATCH_WORKERS
+__all__ = ["DISPATCH_WORKERS", "MAX_PENDING", "StdioServer", "serve"]
+
 # Requests read but not yet answered; beyond this the reader waits for a free slot.
 MAX_PENDING = 256
 _CANCELLED = "notifications/cancelled"
@@ -56,8 +56,11 @@ class _Pending:
 class StdioServer:
     """Serves one runtime over a pair of byte streams until the input ends."""
 
-    def __init__(self, runtime: RuntimeLike, output: BinaryIO) -> None:
+    def __init__(
+        self, runtime: RuntimeLike, output: BinaryIO, workers: Workers | None = None
+    ) -> None:
         self._session = Session(runtime, remembers_initialize=True)
+        self._workers = workers or shared_workers()
         self._output = output
         self._write_lock = threading.Lock()
         self._lock = threading.Condition()
@@ -113,11 +116,7 @@ class StdioServer:
             finally:
                 self._finished(pending)
 
-        try:
-            base.workers().submit(run)
-        except RuntimeError:  # no thread can start: as if the call had never been read
-            self._finished(pending)
-            raise
+        self._workers.submit(run)
 
     # --- requests in progress ------------------------------------------------------------
 
@@ -165,9 +164,12 @@ class StdioServer:
                 _logger.warning("stdout closed; answers are dropped")
 
 
-def serve(runtime: RuntimeLike, source: BinaryIO, output: BinaryIO) -> None:
-    """Serve ``runtime`` over ``source`` and ``output`` until ``source`` ends."""
-    StdioServer(runtime, output).serve(source)
+def serve(
+    runtime: RuntimeLike, source: BinaryIO, output: BinaryIO, workers: Workers | None = None
+) -> None:
+    """Serve ``runtime`` over ``source`` and ``output`` until ``source`` ends (Tool calls on
+    ``workers``, by default the process's)."""
+    StdioServer(runtime, output, workers).serve(source)
 
 
 def _lines(source: BinaryIO) -> Iterator[bytes | None]:

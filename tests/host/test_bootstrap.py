@@ -27,7 +27,7 @@ from mymcp.plugin_api import (
 )
 from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
-from tests.helpers import McpClient, snapshot_tree
+from tests.helpers import McpClient, snapshot_tree, tool_names
 from tests.plugin.samples import MNEMOSYNE_CAPABILITIES, capability
 from tests.surface import GATE_OF, READ_TOOLS, TOOL_ORDER
 
@@ -337,7 +337,7 @@ def test_a_settings_file_decides_the_gates_the_environment_leaves_unset(
     os.chmod(settings_file, 0o600)
     monkeypatch.setenv(GATE_OF["forget"], "false")
     runtime = bootstrap.build_production_runtime()
-    assert runtime.registry.names == ("list_tools", *READ_TOOLS, "memory_revise")
+    assert tool_names(runtime.registry) == ("list_tools", *READ_TOOLS, "memory_revise")
     assert len(settings_reads) == 1
 
 
@@ -365,7 +365,7 @@ def test_bindings_follow_the_pinned_order_for_the_selected_tools(
         (capability(name), name) for name in expected
     ]
     assert factory is list_tools.registration
-    assert runtime.registry.names == ("list_tools", *expected)
+    assert tool_names(runtime.registry) == ("list_tools", *expected)
     assert list(runtime.bindings.values()) == list(expected)
 
 

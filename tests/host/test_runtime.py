@@ -19,6 +19,7 @@ from mymcp.plugin_api import (
     PluginVersion,
     PublicToolBinding,
 )
+from tests.helpers import tool_names
 from tests.plugin.samples import READ, capability, mnemosyne_contribution
 
 DEFAULT_GENERATION = re.compile(r"generation_[0-9a-f]{32}")
@@ -236,7 +237,7 @@ def test_build_host_runtime_composes_and_names_the_generation() -> None:
     runtime = _build(factory, ("memory_recall", "memory_list"))
     assert factory.calls == 1
     assert runtime.generation == RuntimeGenerationId("built-1")
-    assert runtime.registry.names == ("list_tools", "memory_recall", "memory_list")
+    assert tool_names(runtime.registry) == ("list_tools", "memory_recall", "memory_list")
     assert runtime.plugin_inventory == ((PluginId("mnemosyne"), PluginVersion("0.1.0")),)
     assert runtime.origins["list_tools"] is HostToolOrigin.HOST
     assert runtime.origins["memory_list"] == capability("memory_list")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.mcp.control_arguments import CLIENT_CONTROL_ARGUMENTS, without_control_arguments
+from mymcp.mcp.tool_arguments import CLIENT_CONTROL_ARGUMENTS, without_control_arguments
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
 from tests.synthetic_host import tool_definition
 

@@ -7,12 +7,14 @@ import logging
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 from mymcp import settings
+from mymcp.app import create_app
 from mymcp.mcp.dispatcher import MCPDispatcher
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
-from tests.synthetic_host import MARKER, VERBATIM_RESULT, SyntheticHost, exact_json
+from tests.synthetic_host import BASE_URL, MARKER, VERBATIM_RESULT, SyntheticHost, exact_json
 
 INVALID_REQUEST = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}'
 PARSE_ERROR = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'
@@ -571,11 +573,14 @@ def test_dispatcher_reads_only_the_registry() -> None:
     class Runtime:
         registry = ToolRegistry([])
 
-    dispatcher = MCPDispatcher(Runtime())
+    with TestClient(create_app(Runtime()), base_url=BASE_URL) as client:
+        listed = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        noted = client.post("/mcp", json={"jsonrpc": "2.0", "method": "tools/list"})
+        batch = client.post("/mcp", json=[1])
 
-    assert dispatcher.dispatch({"id": 1, "method": "tools/list"}) == result(1, {"tools": []})
-    assert dispatcher.dispatch({"method": "tools/list"}) is None
-    assert dispatcher.dispatch([1]) == json.loads(INVALID_REQUEST)
+    assert listed.json() == result(1, {"tools": []})
+    assert (noted.status_code, noted.content) == (202, b"")
+    assert batch.json() == json.loads(INVALID_REQUEST)
 
 
 # --- weakness 5: client strings are reflected only when short and plain --------------------

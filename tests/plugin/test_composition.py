@@ -21,6 +21,7 @@ from mymcp.plugin_api import (
     ToolEffects,
     compose_tool_surface,
 )
+from tests.helpers import tool_names
 from tests.plugin.samples import READ, WRITE, activated, capability, echo_handler, tool_definition
 
 LIST_TOOLS = {
@@ -80,8 +81,12 @@ def _compose(factory: Any = None) -> ComposedToolSurface:
 
 def test_tools_follow_contribution_order_behind_list_tools() -> None:
     surface = _compose()
-    assert surface.registry.names == ("list_tools", "alpha-search", "alpha_store", "beta.fetch")
-    assert [tool["name"] for tool in surface.registry.tools] == list(surface.registry.names)
+    assert tool_names(surface.registry) == (
+        "list_tools",
+        "alpha-search",
+        "alpha_store",
+        "beta.fetch",
+    )
 
 
 def test_plugin_inventory_lists_contributions_in_order() -> None:
@@ -171,7 +176,7 @@ def test_factory_cannot_alter_the_plugin_definitions() -> None:
 
     surface = _compose(meddling)
     assert surface.registry.tools[1]["inputSchema"] == tool_definition("search")["inputSchema"]
-    assert surface.registry.names[1] == "alpha-search"
+    assert tool_names(surface.registry)[1] == "alpha-search"
 
 
 def test_plugin_handlers_answer_under_public_names() -> None:
@@ -187,7 +192,7 @@ def test_plugin_handlers_answer_under_public_names() -> None:
 
 def test_empty_composition_serves_only_list_tools() -> None:
     surface = compose_tool_surface([], [], RecordingFactory())
-    assert surface.registry.names == ("list_tools",)
+    assert tool_names(surface.registry) == ("list_tools",)
     assert surface.plugin_inventory == ()
     assert dict(surface.origins) == {"list_tools": HostToolOrigin.HOST}
 
@@ -202,7 +207,7 @@ def test_generators_are_accepted_as_inputs() -> None:
     surface = compose_tool_surface(
         (item for item in [_alpha(), _beta()]), iter(_bindings()), RecordingFactory()
     )
-    assert len(surface.registry.names) == 4
+    assert len(tool_names(surface.registry)) == 4
 
 
 # --- immutability --------------------------------------------------------------------------
@@ -323,7 +328,7 @@ def test_rejected_compositions_build_nothing(case: Callable[[], Case], message: 
 def test_names_differing_only_in_case_are_distinct() -> None:
     bindings = [_binding("search", "Find"), _binding("store", "find")]
     surface = compose_tool_surface([_alpha()], bindings, RecordingFactory())
-    assert surface.registry.names == ("list_tools", "Find", "find")
+    assert tool_names(surface.registry) == ("list_tools", "Find", "find")
 
 
 # Each stage breaks one rule; combined with all later stages, the earliest message wins.
@@ -409,4 +414,4 @@ def test_names_resembling_reserved_ones_are_allowed() -> None:
 
     bindings = [_binding("search", "list-tools"), _binding("store", "alpha_store")]
     surface = compose_tool_surface([_alpha()], bindings, factory)
-    assert surface.registry.names == ("list_tools", "list-tools", "alpha_store")
+    assert tool_names(surface.registry) == ("list_tools", "list-tools", "alpha_store")

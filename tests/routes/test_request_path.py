@@ -7,19 +7,25 @@ protocol error) is answered without one. ``tests/test_stdio.py`` checks the same
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from mymcp.app import create_app
-from mymcp.transports import base as mcp_route
+from mymcp.transports.base import Workers
 from tests import modern
-from tests.synthetic_host import BASE_URL, SyntheticHost, runtime_for, tool_definition
+from tests.synthetic_host import (
+    BASE_URL,
+    SyntheticHost,
+    build_host,
+    runtime_for,
+    tool_definition,
+)
 
 HANDSHAKE_ONLY = {"mcp-protocol-version": "2025-11-25"}
 # Requests that never wait, with the headers they are sent with.
@@ -54,24 +60,25 @@ NEVER_WAITING_MODERN = [
 ]
 
 
-class CountingPool(ThreadPoolExecutor):
-    """A worker pool that counts the calls handed to it."""
+class CountingWorkers(Workers):
+    """Worker threads that count the calls handed to them."""
 
     def __init__(self) -> None:
-        super().__init__(max_workers=2)
+        super().__init__(2)
         self.submitted = 0
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+    def run(self, loop: asyncio.AbstractEventLoop, call: Callable[[], Any]) -> asyncio.Future[Any]:
         self.submitted += 1
-        return super().submit(fn, *args, **kwargs)
+        return super().run(loop, call)
 
 
 @pytest.fixture
-def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[CountingPool]:
-    counting = CountingPool()
-    monkeypatch.setattr(mcp_route, "_dispatch_pool", lambda pid: counting)
-    yield counting
-    counting.shutdown()
+def counted() -> Iterator[tuple[SyntheticHost, CountingWorkers]]:
+    workers = CountingWorkers()
+    built = build_host(workers=workers)
+    yield built, workers
+    built.gate.release.set()
+    built.client.close()
 
 
 @pytest.mark.parametrize(
@@ -80,24 +87,29 @@ def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[CountingPool]:
     ids=[row[0] for row in NEVER_WAITING] + [f"2026 {row[0]}" for row in NEVER_WAITING_MODERN],
 )
 def test_what_never_waits_is_answered_without_a_worker_thread(
-    host: SyntheticHost, pool: CountingPool, label: str, body: bytes, headers: dict[str, str]
+    counted: tuple[SyntheticHost, CountingWorkers],
+    label: str,
+    body: bytes,
+    headers: dict[str, str],
 ) -> None:
+    host, workers = counted
     response = host.post(body, headers)
 
     assert response.status_code < 500
-    assert pool.submitted == 0
+    assert workers.submitted == 0
 
 
 def test_a_tool_call_runs_on_a_worker_thread_in_both_eras(
-    host: SyntheticHost, pool: CountingPool
+    counted: tuple[SyntheticHost, CountingWorkers],
 ) -> None:
+    host, workers = counted
     reply = host.call("echo", {"count": 1})
     body, headers = _modern(modern.call("echo", {"count": 2}))
     modern_reply = host.post(body, headers).json()
 
     assert reply["result"]["received"] == {"count": 1}
     assert modern_reply["result"]["received"] == {"count": 2}
-    assert pool.submitted == 2
+    assert workers.submitted == 2
 
 
 def test_a_request_through_the_full_stack_gets_the_same_answer(host: SyntheticHost) -> None:

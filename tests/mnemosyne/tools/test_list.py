@@ -13,10 +13,8 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.configuration import MutationSettings
 from mymcp.plugins.mnemosyne.memory import cursors, files, scan
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.plugin import build_mnemosyne_registrations
 from tests.helpers import (
     SCOPES,
     McpClient,
@@ -1190,30 +1188,24 @@ def test_list_page_text_escapes_non_ascii_titles_like_every_result(
     ]
 
 
-def test_list_page_text_is_exactly_the_compact_json_of_its_payload(memory_root: Path) -> None:
-    # The page text is joined from memoized pieces rather than encoded from the payload, and
-    # the wire's structuredContent reuses that text; so the check runs on the handler's own
-    # result, before any encoding: the payload object must encode to exactly the text.
+def test_list_page_text_is_exactly_the_compact_json_of_its_payload(
+    memory_root: Path, client: McpClient
+) -> None:
     _v2(memory_root, 1, title='caf\u00e9 \u2713 \u2028 "quoted" \\ line')
     _v2(memory_root, 2, collection=None)
     _v2(memory_root, 3, namespace="other", collection=None)
     _v1(memory_root, "creme", title="cr\u00e8me br\u00fbl\u00e9e")
     _v1(memory_root, "twin", "a", "twin.json")
     _v1(memory_root, "twin", "b", "twin.json", title=None)
-    (handler,) = [
-        registration.handler
-        for registration in build_mnemosyne_registrations(MutationSettings())
-        if registration.tool["name"] == TOOL
-    ]
     texts = []
     for page_size in (1, 2, 100):
         arguments: dict[str, Any] = {"scope": "project", "page_size": page_size}
         while True:
-            result = handler(arguments)
+            result = client.call(TOOL, arguments).raw
             text = result["content"][0]["text"]
             structured = result["structuredContent"]
 
-            assert text == json.dumps(dict(structured), separators=(",", ":"))
+            assert text == json.dumps(structured, separators=(",", ":"))
             texts.append(text)
             if structured["page"]["next_cursor"] is None:
                 break

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugin_api import ConsentRequirement, EncodedObject, ToolEffects
+from mymcp.plugin_api import ConsentRequirement, ToolEffects
 from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, MnemosyneError
 from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.references import reference_dict
@@ -196,17 +196,9 @@ def lifecycle_result(call: ToolCall, status: str, record: CanonicalRecord) -> Js
 
 
 def tool_result(payload: JsonObject, *, is_error: bool) -> JsonObject:
-    """The MCP result: one text item of compact ASCII JSON, plus the same object structured.
-
-    The structured copy carries its text along, so the response encoder does not encode the
-    payload a second time. A handler that assembled a large payload's text from memoized
-    pieces hands it over as an ``EncodedObject`` already; that text must be exactly what
-    :func:`jsonvalue.encode` would write.
-    """
-    if not isinstance(payload, EncodedObject):
-        payload = EncodedObject(payload, jsonvalue.encode(payload))
-    result: JsonObject = {"content": [{"type": "text", "text": payload.json_text}]}
-    result["structuredContent"] = payload
+    """The MCP result: the payload as structured content, which the host also sends as the
+    text item (its compact ASCII JSON)."""
+    result: JsonObject = {"structuredContent": payload}
     if is_error:
         result["isError"] = True
     return result

@@ -8,9 +8,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugin_api import EncodedObject
 from mymcp.plugins.mnemosyne.memory.cursors import (
     DEFAULT_PAGE_SIZE,
     MAX_CURSOR_LENGTH,
@@ -177,23 +175,22 @@ _memoized: deque[weakref.ref[StoredRecord]] = deque()
 _memoized_lock = threading.Lock()
 
 
-def _item(item: ListedItem, scope: Scope) -> tuple[JsonObject, str]:
-    """The list entry of one record and its JSON text, built once per record version."""
+def _item(item: ListedItem, scope: Scope) -> JsonObject:
+    """The list entry of one record, built once per record version."""
     key = (scope, item.inspectability)
     memo = item.stored.derived.get(_ITEM_MEMO)
     if isinstance(memo, tuple) and memo[0] == key:
-        cached: tuple[JsonObject, str] = memo[1]
+        cached: JsonObject = memo[1]
         return cached
     entry = _build_item(item, scope)
-    built = (entry, jsonvalue.encode(entry))
-    item.stored.derived[_ITEM_MEMO] = (key, built)
+    item.stored.derived[_ITEM_MEMO] = (key, entry)
     with _memoized_lock:
         if len(_memoized) >= _MAX_ITEMS:
             oldest = _memoized.popleft()()
             if oldest is not None:
                 oldest.derived.pop(_ITEM_MEMO, None)
         _memoized.append(weakref.ref(item.stored))
-    return built
+    return entry
 
 
 def _build_item(item: ListedItem, scope: Scope) -> JsonObject:
@@ -219,25 +216,19 @@ def _reference(stored: StoredRecord, scope: Scope) -> JsonObject:
     return CanonicalReference(scope, namespace_id, stored.collection_id, stored.id).as_dict()
 
 
-def _payload(page: Page, scope: Scope) -> EncodedObject:
-    entries = [_item(item, scope) for item in page.items]
-    page_object = {
-        "number": page.number,
-        "count": len(page.items),
-        "total_count": page.total_count,
-        "total_pages": page.total_pages,
-        "truncated": page.truncated,
-        "next_cursor": page.next_cursor,
-    }
-    payload = {
+def _payload(page: Page, scope: Scope) -> JsonObject:
+    return {
         "status": "ok",
-        "memories": [entry for entry, _ in entries],
-        "page": page_object,
+        "memories": [_item(item, scope) for item in page.items],
+        "page": {
+            "number": page.number,
+            "count": len(page.items),
+            "total_count": page.total_count,
+            "total_pages": page.total_pages,
+            "truncated": page.truncated,
+            "next_cursor": page.next_cursor,
+        },
     }
-    # The same text jsonvalue.encode would write, assembled from the memoized entry texts.
-    memories = ",".join(text for _, text in entries)
-    text = f'{{"status":"ok","memories":[{memories}],"page":{jsonvalue.encode(page_object)}}}'
-    return EncodedObject(payload, text)
 
 
 def _handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
