@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -265,6 +266,10 @@ class Server:
     checkout: Path | None = None
     # More variables for the server's environment (MYMCP_REQUIRE_TOKEN, say).
     environment: Mapping[str, str] = field(default_factory=dict)
+    # Standard error to a pipe this process drains (as a client that starts the server
+    # reads it), instead of /dev/null; ``log_bytes`` counts what came through it.
+    log_pipe: bool = False
+    log_bytes: int = 0
     _process: subprocess.Popen[bytes] | None = None
     _home: tempfile.TemporaryDirectory[str] | None = None
 
@@ -289,8 +294,10 @@ class Server:
             cwd=self.checkout or REPO_ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE if self.log_pipe else subprocess.DEVNULL,
         )
+        if self.log_pipe:
+            threading.Thread(target=self._drain, daemon=True).start()
         try:
             wait_until_healthy(
                 self._process, self.port, timeout=self.startup_timeout, path=self.health_path
@@ -299,6 +306,12 @@ class Server:
             self.__exit__()
             raise
         return self
+
+    def _drain(self) -> None:
+        process = self._process
+        assert process is not None and process.stderr is not None
+        while chunk := process.stderr.read1(65536):
+            self.log_bytes += len(chunk)
 
     @property
     def home(self) -> Path:

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import eras  # noqa: E402
 import listing  # noqa: E402
+import log_lines  # noqa: E402
 import notebook  # noqa: E402
 import policy  # noqa: E402
 import policy_scan  # noqa: E402
@@ -43,6 +44,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("policy_scan", policy_scan.run),
     ("eras", eras.run),
     ("protocol", protocol.run),
+    ("log_lines", log_lines.run),
     ("transfer", transfer.run),
     ("notebook", notebook.run),
     ("startup", startup.run),

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 SUPPORTED_HOST_API = 1
+WARM_UP_TIMEOUT_SECONDS = 2.0
 
 
 class _Resources:
@@ -90,6 +91,15 @@ def check_production_setup() -> None:
     Runs after :func:`build_production_runtime`; it only looks and never writes.
     """
     configuration.check_memory_root()
+
+
+def wait_until_warm(timeout: float = WARM_UP_TIMEOUT_SECONDS) -> None:
+    """Wait, at most ``timeout`` seconds, until the plugin has loaded what its Tools use.
+
+    ``mymcp serve`` listens only then, so no request races the warm-up; ``mymcp stdio``
+    answers ``initialize`` at once instead and does not wait.
+    """
+    mnemosyne.wait_until_warm(timeout)
 
 
 def diagnose_production_setup() -> list[tuple[str, str]]:

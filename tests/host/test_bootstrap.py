@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -451,3 +453,30 @@ def test_the_generation_is_never_served(monkeypatch: pytest.MonkeyPatch, tmp_pat
         ]
     for body in bodies:
         assert marker not in body
+
+
+WARM_PROBE = """
+import sys
+from mymcp.host import bootstrap
+from mymcp.plugins.mnemosyne import plugin
+from mymcp.plugins.mnemosyne.memory import meaning
+
+bootstrap.build_production_runtime()
+bootstrap.wait_until_warm()
+print(sorted(name for name in plugin.SERVICE_MODULES if name not in sys.modules))
+print(meaning._table is not None)
+"""
+
+
+def test_waiting_until_warm_returns_once_the_services_and_their_data_are_loaded(
+    tmp_path: Path,
+) -> None:
+    # What mymcp serve waits for before it listens: no request races the warm-up.
+    root = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(root), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    completed = subprocess.run(
+        [sys.executable, "-c", WARM_PROBE], env=env, capture_output=True, text=True, timeout=120
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines() == ["[]", "True"]

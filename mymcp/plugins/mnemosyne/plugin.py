@@ -163,11 +163,23 @@ def warm_up() -> None:
 
 
 def _load_data() -> None:
-    for name, function in SERVICE_DATA:
-        try:
-            getattr(importlib.import_module(name), function)()
-        except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
-            continue
+    try:
+        for name, function in SERVICE_DATA:
+            try:
+                getattr(importlib.import_module(name), function)()
+            except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
+                continue
+    finally:
+        _warm.set()
+
+
+def wait_until_warm(timeout: float) -> bool:
+    """Wait at most ``timeout`` seconds until the warm-up has imported the services and
+    loaded their data; whether it has."""
+    return _warm.wait(timeout)
+
+
+_warm = threading.Event()  # set once the warm-up has done all it does
 
 
 _warm_up_lock = threading.Lock()
