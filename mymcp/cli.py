@@ -296,13 +296,13 @@ def _serve(host: str, port: int, **options: Any) -> int | None:
 
 def _notebook_page(options: argparse.Namespace) -> int | None:
     from mymcp.app import create_production_app
-    from mymcp.notebook.launch import serve_with_login
+    from mymcp.host.bootstrap import serve_notebook
 
     host, port, open_browser = options.host, options.port, not options.no_browser
     return _hosted(
         host,
         port,
-        lambda: serve_with_login(create_production_app, host, port, open_browser=open_browser),
+        lambda: serve_notebook(create_production_app, host, port, open_browser=open_browser),
     )
 
 

@@ -18,7 +18,7 @@ from tests.helpers import (
     snapshot_tree,
 )
 from tests.mnemosyne.tools.mutation_support import reference_of
-from tests.notebook.page_support import CSRF_HEADER, PageClient
+from tests.mnemosyne.notebook.page_support import CSRF_HEADER, PageClient
 from tests.surface import GATE_OF
 
 ALL_ON = {"remember": True, "revise": True, "archive_restore": True, "forget": True}

@@ -8,7 +8,7 @@ import pytest
 
 from mymcp import cli
 from mymcp.app import create_production_app
-from mymcp.notebook import launch
+from mymcp.plugins.mnemosyne.notebook import launch
 
 
 @pytest.fixture
