@@ -7,7 +7,6 @@ gate-selected contribution, then composes the runtime. Nothing is written anywhe
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,6 +102,13 @@ def wait_until_warm(timeout: float = WARM_UP_TIMEOUT_SECONDS) -> None:
     mnemosyne.wait_until_warm(timeout)
 
 
+def add_plugin_commands(commands: Any) -> None:
+    """The plugin's own commands of ``mymcp`` (``export``, ``import``, ``explain``)."""
+    from mymcp.plugins.mnemosyne.commands import add_commands
+
+    add_commands(commands)
+
+
 def production_pages() -> list[PageRoutes]:
     """The plugin's own pages the production app serves beside ``/mcp`` (the notebook)."""
     from mymcp.plugins.mnemosyne.notebook import page_router
@@ -122,39 +128,3 @@ def diagnose_production_setup() -> list[tuple[str, str]]:
     from mymcp.plugins.mnemosyne import doctor
 
     return doctor.findings()
-
-
-# --- the operator's notebook commands --------------------------------------------------------
-# ``mymcp export`` and ``mymcp import`` belong to the plugin; the command line reaches them here.
-
-
-def export_notebook(*, output: str | None, scopes: list[str] | None, format: str) -> int:
-    """``mymcp export``: the notebook as a document; the exit status."""
-    from mymcp.plugins.mnemosyne.transfer import command
-
-    return command.export_notebook(
-        output=output, scopes=scopes, format=format, out=sys.stdout, err=sys.stderr
-    )
-
-
-def import_notebook(*, source: str, format: str, apply: bool) -> int:
-    """``mymcp import``: a file into the notebook, or the dry run of that; the exit status."""
-    from mymcp.plugins.mnemosyne.transfer import command
-
-    return command.import_notebook(
-        source=source, format=format, apply=apply, out=sys.stdout, err=sys.stderr
-    )
-
-
-def explain_content(text: str) -> tuple[int, list[str]]:
-    """Whether the plugin's content policy would refuse ``text``: an exit code and lines."""
-    from mymcp.plugins.mnemosyne import explain
-
-    return explain.explain(text)
-
-
-def explain_notebook() -> tuple[int, list[str], str]:
-    """The stored records the content policy would refuse today: an exit code and lines."""
-    from mymcp.plugins.mnemosyne import explain
-
-    return explain.explain_notebook()

@@ -1,4 +1,4 @@
-"""Login secrets and sessions (mymcp/plugins/mnemosyne/notebook/access.py), with a clock the tests move."""
+"""The page's login secrets and sessions (notebook/access.py), with a clock the tests move."""
 
 from __future__ import annotations
 
