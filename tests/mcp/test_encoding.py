@@ -101,21 +101,6 @@ def test_every_envelope_is_written_exactly_as_json_dumps_writes_it(
 @pytest.mark.parametrize(
     "envelope",
     [
-        {"id": 1, "jsonrpc": "2.0", "result": Fixed({"a": 1})},
-        {"jsonrpc": "2.0", "id": 1, "result": Fixed({"a": 1}), "x": 0},
-        {"jsonrpc": "1.0", "id": 1, "result": Fixed({"a": 1})},
-        {"result": {"x": 1}},
-    ],
-)
-def test_shapes_other_than_an_envelope_are_still_written_as_json_dumps_writes_them(
-    envelope: dict[str, Any],
-) -> None:
-    assert encoding.encode(envelope) == plain_bytes(envelope)
-
-
-@pytest.mark.parametrize(
-    "envelope",
-    [
         jsonrpc.result(7, {"value": object()}),
         jsonrpc.result(7, {"value": float("nan")}),
         jsonrpc.result(float("nan"), {"k": 1}),
