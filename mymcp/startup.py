@@ -147,11 +147,8 @@ class _Writer(QueueListener):
             self._wake.set()
             thread.join(STOP_TIMEOUT_SECONDS)
         self._thread = None
-        while True:
-            try:
-                item = self.items.get_nowait()
-            except queue.Empty:
-                return
+        while not self.items.empty():
+            item = self.items.get_nowait()
             if item is not None:  # QueueListener's sentinel
                 self.handle(item)
 
@@ -208,16 +205,15 @@ class _Deferred(QueueHandler):
 
 
 _writer: _Writer | None = None
-_writer_lock = threading.Lock()
 
 
 def _process_writer() -> _Writer:
-    """The writer of this process, started on first use and stopped at exit."""
+    """The writer of this process, started on first use (logging is set up once, by the
+    thread that starts the process) and stopped at exit."""
     global _writer
-    with _writer_lock:
-        if _writer is None:
-            _writer = _Writer()
-            _writer.start()
-            atexit.register(_writer.stop)
-            os.register_at_fork(after_in_child=_writer.forget_thread)
-        return _writer
+    if _writer is None:
+        _writer = _Writer()
+        _writer.start()
+        atexit.register(_writer.stop)
+        os.register_at_fork(after_in_child=_writer.forget_thread)
+    return _writer
