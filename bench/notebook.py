@@ -29,7 +29,7 @@ from typing import Any
 
 from common import print_table, queries, seed_root
 
-from tests.notebook.browser_support import MISSING, READY, launch
+from tests.mnemosyne.notebook.browser_support import MISSING, READY, launch
 from tests.processes import running_notebook
 
 LOADS = 7

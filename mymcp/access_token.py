@@ -29,42 +29,19 @@ import re
 import secrets
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from mymcp.plugin_api.setup import SetupError
-
-__all__ = [
-    "REQUIRE_TOKEN_VARIABLE",
-    "SHOWN_PATH",
-    "TOKEN_FILE_MESSAGE",
-    "RequireTokenError",
-    "TokenFile",
-    "TokenFileError",
-    "ensure_token",
-    "inspect_token_file",
-    "owner_name",
-    "read_token",
-    "require_token",
-    "token_matches",
-    "token_path",
-]
 
 REQUIRE_TOKEN_VARIABLE = "MYMCP_REQUIRE_TOKEN"
 TOKEN_FILE_MESSAGE = "MyMCP access token file cannot be used"
 # How the location is named where no absolute path may appear (the server's log).
 SHOWN_PATH = "~/.mnemosyne/token"
 
-_DIRECTORY = ".mnemosyne"
-_FILE = "token"
-_DIRECTORY_MODE = 0o700
-_FILE_MODE = 0o600
-_NOT_OWNER_ONLY = 0o077
-_GROUP_OR_OTHER_WRITE = 0o022
+_DIRECTORY, _FILE = ".mnemosyne", "token"
 _SECRET_BYTES = 32
 _MAX_FILE_BYTES = 1024
 _SHAPE = re.compile(r"[A-Za-z0-9._~+/-]{32,256}=*")
-_SWITCH = {"true": True, "false": False}
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -92,15 +69,6 @@ class RequireTokenError(SetupError):
         )
 
 
-@dataclass(frozen=True)
-class TokenFile:
-    """A token file that passed every check: where it is, its mode and its owner's uid."""
-
-    path: Path
-    mode: int
-    owner: int
-
-
 def token_path(home: Path | None = None) -> Path:
     """Where the token lives: ``<home>/.mnemosyne/token`` (home: the user's by default)."""
     return (Path.home() if home is None else home) / _DIRECTORY / _FILE
@@ -111,18 +79,14 @@ def read_token(home: Path | None = None) -> str | None:
 
     Raises :class:`TokenFileError` when the file or its folder is unsafe or holds no token.
     """
-    found = _read(token_path(home))
+    found = token_file(home)
     return None if found is None else found[0]
 
 
-def inspect_token_file(home: Path | None = None) -> TokenFile | None:
-    """What :func:`read_token` checks, without handing out the token (for ``mymcp doctor``)."""
-    path = token_path(home)
-    found = _read(path)
-    if found is None:
-        return None
-    status = found[1]
-    return TokenFile(path, stat.S_IMODE(status.st_mode), status.st_uid)
+def token_file(home: Path | None = None) -> tuple[str, os.stat_result] | None:
+    """The token and its file's status (its mode and owner, for ``mymcp doctor``), as
+    :func:`read_token` reads and checks them."""
+    return _read(token_path(home))
 
 
 def ensure_token(home: Path | None = None) -> str:
@@ -155,13 +119,10 @@ def require_token(environ: Mapping[str, str] | None = None) -> bool:
 
     Raises :class:`RequireTokenError` for any value but ``true`` and ``false``.
     """
-    env = os.environ if environ is None else environ
-    value = env.get(REQUIRE_TOKEN_VARIABLE)
-    if value is None:
-        return False
-    if value not in _SWITCH:
+    value = (os.environ if environ is None else environ).get(REQUIRE_TOKEN_VARIABLE)
+    if value not in (None, "true", "false"):
         raise RequireTokenError()
-    return _SWITCH[value]
+    return value == "true"
 
 
 def owner_name(uid: int) -> str:
@@ -219,7 +180,7 @@ def _open_directory(directory: Path) -> int | None:
 def _check_directory(directory: Path, status: os.stat_result) -> None:
     if status.st_uid != os.geteuid():
         raise TokenFileError(directory, f"belongs to {owner_name(status.st_uid)}, not to you")
-    if status.st_mode & _GROUP_OR_OTHER_WRITE:
+    if status.st_mode & 0o022:  # group or others may write
         mode = stat.S_IMODE(status.st_mode)
         text = f"can be written by group or others (mode {mode:04o}); run: chmod go-w {directory}"
         raise TokenFileError(directory, text)
@@ -231,7 +192,7 @@ def _check_file(path: Path, status: os.stat_result) -> None:
     if status.st_uid != os.geteuid():
         owner = owner_name(status.st_uid)
         raise TokenFileError(path, f"belongs to {owner}, not to you; remove it")
-    if status.st_mode & _NOT_OWNER_ONLY:
+    if status.st_mode & 0o077:  # not the owner's alone
         mode = stat.S_IMODE(status.st_mode)
         raise TokenFileError(
             path,
@@ -270,10 +231,10 @@ def _os_refusal(path: Path, error: OSError) -> TokenFileError:
 def _make_directory(directory: Path) -> None:
     """The folder with mode 0700 when it is missing; an existing one is checked on read."""
     try:
-        os.mkdir(directory, _DIRECTORY_MODE)
+        os.mkdir(directory, 0o700)
         fd = os.open(directory, _DIRECTORY_FLAGS)
         try:
-            os.fchmod(fd, _DIRECTORY_MODE)  # exactly 0700, whatever the umask
+            os.fchmod(fd, 0o700)  # exactly, whatever the umask
         finally:
             os.close(fd)
     except FileExistsError:
@@ -310,9 +271,9 @@ def _create(path: Path) -> None:
 
 
 def _write_private(directory_fd: int, name: str, token: str) -> None:
-    fd = os.open(name, _CREATE_FLAGS, _FILE_MODE, dir_fd=directory_fd)
+    fd = os.open(name, _CREATE_FLAGS, 0o600, dir_fd=directory_fd)
     try:
-        os.fchmod(fd, _FILE_MODE)  # exactly 0600, whatever the umask
+        os.fchmod(fd, 0o600)  # exactly, whatever the umask
         os.write(fd, f"{token}\n".encode("ascii"))
         os.fsync(fd)
     finally:

@@ -21,11 +21,11 @@ def create_production_app() -> FastAPI:
     Startup errors propagate: a mistake in the operator's setup carries a note saying where
     it is and what to do, which Uvicorn's traceback prints last.
     """
-    from mymcp.host.bootstrap import wait_until_warm
-    from mymcp.notebook import page_router
+    from mymcp.host import bootstrap
     from mymcp.startup import production_runtime
 
     runtime = production_runtime()
-    app = create_app(runtime, security=HttpSecurity.from_environment(), routers=[page_router])
-    wait_until_warm()
+    security = HttpSecurity.from_environment()
+    app = create_app(runtime, security=security, routers=bootstrap.production_pages())
+    bootstrap.wait_until_warm()
     return app

@@ -1,10 +1,10 @@
-"""The commands ``mymcp`` (``serve``, ``notebook``, ``stdio``, ``doctor``, ``export``,
-``import``, ``explain``, ``token``), ``mymcp-dev`` and ``mymcp-test``.
+"""The commands ``mymcp`` (``serve``, ``notebook``, ``stdio``, ``doctor``, ``token``, and the
+plugin's own: ``export``, ``import``, ``explain``), ``mymcp-dev`` and ``mymcp-test``.
 
 Exit codes: 0 when the command did its work, 1 when the operator's setup stops it (the
 message says where and what to do, without a traceback), 2 for a usage error (an unknown
-option, a port out of range, a host that is not a loopback address). ``mymcp explain``
-exits 0 when the text would be stored and 1 when it would be refused.
+option, a port out of range, a host that is not a loopback address). The plugin's commands
+say their own (``mymcp explain`` exits 0 when the text would be stored, 1 when refused).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from mymcp import settings
 TARGET = "mymcp.app:create_production_app"
 HOST = "127.0.0.1"
 PORT = 8000
-COMMANDS = ("serve", "notebook", "stdio", "doctor", "export", "import", "explain", "token")
 _HELP_OPTIONS = {"-h", "--help", "--version"}
 _DESCRIPTION = (
     "MyMCP: a local MCP server for one person, serving the Mnemosyne memory notebook. "
@@ -36,25 +35,12 @@ _EPILOG = (
 
 
 def main(argv: Sequence[str] | None = None) -> int | None:
-    """``mymcp``: serve HTTP (also without a command), serve stdio, or check the setup."""
+    """``mymcp``: serve HTTP (also without a command), serve stdio, or another command."""
     options = parse_arguments(sys.argv[1:] if argv is None else argv)
-    if options.command == "stdio":
-        return _stdio()
-    if options.command == "doctor":
-        from mymcp import doctor
-
-        return doctor.run(host=options.host, port=options.port)
-    if options.command in ("export", "import"):
-        return _notebook_command(options)
-    if options.command == "explain":
-        return _explain(options.notebook)
-    if options.command == "token":
-        return _token()
     if getattr(options, "require_token", False) and (failed := _require_token()):
         return failed
-    if options.command == "notebook":
-        return _notebook_page(options)
-    return _serve(options.host, options.port)
+    run: Callable[[argparse.Namespace], int | None] = options.run
+    return run(options)
 
 
 def dev(argv: Sequence[str] | None = None) -> int | None:
@@ -66,7 +52,7 @@ def dev(argv: Sequence[str] | None = None) -> int | None:
         startup.checked_runtime()
     except Exception as error:  # noqa: BLE001 - anything else is re-raised
         return _setup_failure(error)
-    return _serve(options.host, options.port, reload=True)
+    return _serve(options, reload=True)
 
 
 def test(argv: Sequence[str] | None = None) -> int:
@@ -88,7 +74,10 @@ def test(argv: Sequence[str] | None = None) -> int:
 
 def parse_arguments(arguments: Sequence[str]) -> argparse.Namespace:
     """The ``mymcp`` command line; ``serve`` when it names no command. Exits 2 if unusable."""
-    return _parser().parse_args(_with_default_command(list(arguments)))
+    arguments = list(arguments)
+    if not arguments or (arguments[0].startswith("-") and arguments[0] not in _HELP_OPTIONS):
+        arguments = ["serve", *arguments]
+    return _parser().parse_args(arguments)
 
 
 def parse_dev_arguments(arguments: Sequence[str]) -> argparse.Namespace:
@@ -101,132 +90,85 @@ def parse_dev_arguments(arguments: Sequence[str]) -> argparse.Namespace:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from mymcp.host.bootstrap import add_plugin_commands
+
     parser = argparse.ArgumentParser(prog="mymcp", description=_DESCRIPTION, epilog=_EPILOG)
     parser.add_argument(
         "--version", action="version", version=f"{settings.SERVER_NAME} {settings.SERVER_VERSION}"
     )
-    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
-    serve = commands.add_parser(
+    commands = parser.add_subparsers(
+        dest="command", title="commands", metavar="COMMAND", required=True
+    )
+    serve = _command(
+        commands,
+        _serve,
         "serve",
-        help="serve MCP over HTTP at http://HOST:PORT/mcp (the default)",
-        description="Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
+        "serve MCP over HTTP at http://HOST:PORT/mcp (the default)",
+        "Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
     )
-    _add_address_options(serve, "serve on")
-    add_token_option(serve)
-    _add_page_command(commands)
-    commands.add_parser(
-        "stdio",
-        help="serve MCP over standard input and output, for clients that start the server",
-        description=(
-            "Serve MCP over standard input and output: one JSON-RPC message per line. "
-            "Clients such as Claude Desktop, Cursor, VS Code and Codex start this command "
-            "themselves. Logs go to standard error."
-        ),
-    )
-    doctor = commands.add_parser(
-        "doctor",
-        help="check the setup and report what it finds; changes nothing",
-        description=(
-            "Check Python, the package, the gates and where each comes from, config.toml, the "
-            "memory root and every record file, the access token file, and whether the HTTP "
-            "port is free. Prints one "
-            "line per finding (ok, warn or fail) and exits 1 if anything fails. Reads only."
-        ),
-    )
-    _add_address_options(doctor, "check")
-    _add_notebook_commands(commands)
-    explain = commands.add_parser(
-        "explain",
-        help="say whether the content policy would refuse the text on standard input, and why",
-        description=(
-            "Read a text from standard input and say whether Mnemosyne would refuse it as a "
-            "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the "
-            "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
-        ),
-    )
-    explain.add_argument(
-        "--notebook",
-        action="store_true",
-        help="instead, list the stored records the policy would refuse today (path, field, "
-        "rule; never the value); exits 1 when there are any. Changes nothing",
-    )
-    commands.add_parser(
-        "token",
-        help="print the local access token, making it on first use",
-        description=(
-            "Print the access token that 'mymcp serve --require-token' asks HTTP clients for "
-            "(Authorization: Bearer TOKEN), and nothing else. The first use makes it, in "
-            "~/.mnemosyne/token, readable by you alone."
-        ),
-    )
-    return parser
-
-
-def _add_page_command(commands: Any) -> None:
-    page = commands.add_parser(
+    _add_address_options(serve, "serve on", token=True)
+    page = _command(
+        commands,
+        _notebook_page,
         "notebook",
-        help="serve as 'serve' does, and open your notebook's page in the browser",
-        description=(
-            "Serve MCP over HTTP exactly as 'mymcp serve' does, and the notebook page beside "
-            "it. Once the server listens, the first line on standard output is the page's "
-            "address with a login link that works once, for five minutes; the default "
-            "browser opens it unless --no-browser is given."
-        ),
+        "serve as 'serve' does, and open your notebook's page in the browser",
+        "Serve MCP over HTTP exactly as 'mymcp serve' does, and the notebook page beside it. "
+        "Once the server listens, the first line on standard output is the page's address "
+        "with a login link that works once, for five minutes; the default browser opens it "
+        "unless --no-browser is given.",
     )
-    _add_address_options(page, "serve on")
-    add_token_option(page)
+    _add_address_options(page, "serve on", token=True)
     page.add_argument(
         "--no-browser",
         action="store_true",
         help="only print the address; open it in a browser of this machine yourself",
     )
-
-
-def _add_notebook_commands(commands: Any) -> None:
-    export = commands.add_parser(
-        "export",
-        help="write the whole notebook (or some scopes) to one file; changes nothing",
-        description=(
-            "Write every valid record of the memory root (version 1 and 2, archived ones "
-            "too) with its place, and every file recall and list skip, to one document: "
-            "standard output, or FILE (mode 0600). Works while a server runs."
-        ),
+    _command(
+        commands,
+        _stdio,
+        "stdio",
+        "serve MCP over standard input and output, for clients that start the server",
+        "Serve MCP over standard input and output: one JSON-RPC message per line. Clients "
+        "such as Claude Desktop, Cursor, VS Code and Codex start this command themselves. "
+        "Logs go to standard error.",
     )
-    export.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
-    export.add_argument(
-        "--scope", action="extend", nargs="+", metavar="SCOPE", help="export only these scopes"
+    doctor = _command(
+        commands,
+        _doctor,
+        "doctor",
+        "check the setup and report what it finds; changes nothing",
+        "Check Python, the package, the gates and where each comes from, config.toml, the "
+        "memory root and every record file, the access token file, and whether the HTTP port "
+        "is free. Prints one line per finding (ok, warn or fail) and exits 1 if anything "
+        "fails. Reads only.",
     )
-    export.add_argument(
-        "--format",
-        choices=("json", "markdown"),
-        default="json",
-        help="json (the default) can be imported again; markdown is for reading",
+    _add_address_options(doctor, "check")
+    add_plugin_commands(commands)
+    _command(
+        commands,
+        _token,
+        "token",
+        "print the local access token, making it on first use",
+        "Print the access token that 'mymcp serve --require-token' asks HTTP clients for "
+        "(Authorization: Bearer TOKEN), and nothing else. The first use makes it, in "
+        "~/.mnemosyne/token, readable by you alone.",
     )
-    imports = commands.add_parser(
-        "import",
-        help="say what importing FILE would do; with --apply, import it",
-        description=(
-            "Read a MyMCP export (--format mymcp, the default) or the official memory "
-            "server's memory.jsonl (--format server-memory) and say, record by record, what "
-            "would be created, what is already there, what the content policy refuses and "
-            "what is invalid. Nothing is written without --apply. Safe while a server runs."
-        ),
-    )
-    imports.add_argument("file", metavar="FILE", help="the file to import; - for standard input")
-    imports.add_argument(
-        "--format", choices=("mymcp", "server-memory"), default="mymcp", help="what FILE holds"
-    )
-    imports.add_argument("--apply", action="store_true", help="write the records")
+    return parser
 
 
-def _with_default_command(arguments: list[str]) -> list[str]:
-    """``serve`` in front when no command is named (``mymcp``, ``mymcp --port 9000``)."""
-    if not arguments or (arguments[0].startswith("-") and arguments[0] not in _HELP_OPTIONS):
-        return ["serve", *arguments]
-    return arguments
+def _command(
+    commands: Any, run: Callable[..., int | None], name: str, summary: str, description: str
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name, help=summary, description=description
+    )
+    parser.set_defaults(run=run)
+    return parser
 
 
-def _add_address_options(parser: argparse.ArgumentParser, verb: str) -> None:
+def _add_address_options(
+    parser: argparse.ArgumentParser, verb: str, *, token: bool = False
+) -> None:
     parser.add_argument(
         "--host",
         type=_loopback_host,
@@ -237,29 +179,13 @@ def _add_address_options(parser: argparse.ArgumentParser, verb: str) -> None:
     parser.add_argument(
         "--port", type=_port, default=PORT, help=f"TCP port to {verb} (default {PORT})"
     )
-
-
-def add_token_option(parser: argparse.ArgumentParser) -> None:
-    """``--require-token``, for every command that serves HTTP."""
-    parser.add_argument(
-        "--require-token",
-        action="store_true",
-        help="require the access token that 'mymcp token' prints on every request to /mcp "
-        "(Authorization: Bearer TOKEN); the same as MYMCP_REQUIRE_TOKEN=true",
-    )
-
-
-def _require_token() -> int | None:
-    """``--require-token``: the server reads the setting from its environment, so the option
-    sets it there (over ``false``); a bad value already there still stops the start."""
-    from mymcp import access_token
-
-    try:
-        access_token.require_token()
-    except access_token.RequireTokenError as error:
-        return _setup_failure(error)
-    os.environ[access_token.REQUIRE_TOKEN_VARIABLE] = "true"
-    return None
+    if token:
+        parser.add_argument(
+            "--require-token",
+            action="store_true",
+            help="require the access token that 'mymcp token' prints on every request to /mcp "
+            "(Authorization: Bearer TOKEN); the same as MYMCP_REQUIRE_TOKEN=true",
+        )
 
 
 def _loopback_host(value: str) -> str:
@@ -286,37 +212,39 @@ def _port(value: str) -> int:
 # --- the commands ----------------------------------------------------------------------------
 
 
-def _serve(host: str, port: int, **options: Any) -> int | None:
+def _serve(options: argparse.Namespace, **uvicorn_options: Any) -> int | None:
     import uvicorn
 
+    host, port = options.host, options.port
     return _hosted(
-        host, port, lambda: uvicorn.run(TARGET, host=host, port=port, factory=True, **options)
+        options, lambda: uvicorn.run(TARGET, host=host, port=port, factory=True, **uvicorn_options)
     )
 
 
 def _notebook_page(options: argparse.Namespace) -> int | None:
     from mymcp.app import create_production_app
-    from mymcp.notebook.launch import serve_with_login
+    from mymcp.host.bootstrap import serve_notebook
 
     host, port, open_browser = options.host, options.port, not options.no_browser
     return _hosted(
-        host,
-        port,
-        lambda: serve_with_login(create_production_app, host, port, open_browser=open_browser),
+        options,
+        lambda: serve_notebook(create_production_app, host, port, open_browser=open_browser),
     )
 
 
-def _hosted(host: str, port: int, run: Callable[[], None]) -> int | None:
+def _hosted(options: argparse.Namespace, run: Callable[[], None]) -> int | None:
     """Run the HTTP server; a port in use or a setup mistake is told in plain lines."""
+    from mymcp import doctor, startup
+
     try:
         run()
     except SystemExit as stopped:  # Uvicorn exits by itself when it cannot bind
-        if stopped.code in (0, None) or not _port_taken(host, port):
+        if stopped.code in (0, None) or doctor.port_is_free(options.host, options.port):
             raise
-        _flush_logging()
+        startup.flush_logging()
         print(
-            f"mymcp: port {port} on {host} is already in use, often by another MyMCP; "
-            "stop it or choose another port with --port",
+            f"mymcp: port {options.port} on {options.host} is already in use, often by another "
+            "MyMCP; stop it or choose another port with --port",
             file=sys.stderr,
         )
         return 1
@@ -325,39 +253,26 @@ def _hosted(host: str, port: int, run: Callable[[], None]) -> int | None:
     return None
 
 
-def _notebook_command(options: argparse.Namespace) -> int:
-    from mymcp.host import bootstrap
+def _require_token() -> int | None:
+    """``--require-token``: the server reads the setting from its environment, so the option
+    sets it there (over ``false``); a bad value already there still stops the start."""
+    from mymcp import access_token
 
-    if options.command == "export":
-        return bootstrap.export_notebook(
-            output=options.output, scopes=options.scope, format=options.format
-        )
-    return bootstrap.import_notebook(
-        source=options.file, format=options.format, apply=options.apply
-    )
-
-
-def _explain(notebook: bool) -> int:
-    from mymcp.host.bootstrap import explain_content, explain_notebook
-
-    if notebook:
-        code, lines, stopped = explain_notebook()
-        if stopped:
-            print(stopped, file=sys.stderr)
-        else:
-            print(*lines, sep="\n")
-        return code
     try:
-        text = sys.stdin.buffer.read().decode("utf-8")
-    except UnicodeDecodeError:
-        print("mymcp: standard input is not UTF-8 text", file=sys.stderr)
-        return 2
-    code, lines = explain_content(text)
-    print(*lines, sep="\n")
-    return code
+        access_token.require_token()
+    except access_token.RequireTokenError as error:
+        return _setup_failure(error)
+    os.environ[access_token.REQUIRE_TOKEN_VARIABLE] = "true"
+    return None
 
 
-def _token() -> int:
+def _doctor(options: argparse.Namespace) -> int:
+    from mymcp import doctor
+
+    return doctor.run(host=options.host, port=options.port)
+
+
+def _token(options: argparse.Namespace) -> int:
     from mymcp import access_token
 
     try:
@@ -368,11 +283,15 @@ def _token() -> int:
     return 0
 
 
-def _stdio() -> int:
+def _stdio(options: argparse.Namespace) -> int:
     from mymcp import startup
     from mymcp.transports import stdio
 
-    output = _protocol_output()
+    # Standard output is kept for protocol lines alone: from now on fd 1 is standard error,
+    # so whatever else writes there (a stray print, a library) lands in the log instead.
+    sys.stdout.flush()
+    output: BinaryIO = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
     try:
         runtime = startup.production_runtime()
     except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
@@ -380,18 +299,6 @@ def _stdio() -> int:
     stdio.serve(runtime, sys.stdin.buffer, output)
     startup.flush_logging()
     return 0
-
-
-def _protocol_output() -> BinaryIO:
-    """Standard output, kept for protocol lines alone: from now on fd 1 is standard error.
-
-    Whatever else writes to standard output (a stray ``print``, a library, a C extension)
-    lands in the log instead of corrupting the protocol stream.
-    """
-    sys.stdout.flush()
-    protocol = os.dup(1)
-    os.dup2(2, 1)
-    return os.fdopen(protocol, "wb")
 
 
 def _setup_failure(error: BaseException) -> int:
@@ -405,15 +312,3 @@ def _setup_failure(error: BaseException) -> int:
     startup.flush_logging()  # the log lines made so far come before the explanation
     print(f"mymcp: {lines[0]}", *lines[1:], sep="\n", file=sys.stderr)
     return 1
-
-
-def _flush_logging() -> None:
-    from mymcp import startup
-
-    startup.flush_logging()
-
-
-def _port_taken(host: str, port: int) -> bool:
-    from mymcp import doctor
-
-    return not doctor.port_is_free(host, port)

@@ -13,6 +13,7 @@ import http.client
 import os
 import platform
 import socket
+import stat
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -82,7 +83,7 @@ def _token_file_finding(required: bool | None, said: str) -> Finding:
     where = f"access token file {path}"
     tail = f"; {said}" if said else ""
     try:
-        found = access_token.inspect_token_file()
+        found = access_token.token_file()
     except access_token.TokenFileError as error:
         level = WARN if required is False else FAIL
         place = "" if error.path == path else f": its folder {error.path}"
@@ -90,8 +91,8 @@ def _token_file_finding(required: bool | None, said: str) -> Finding:
     if found is None:
         made = "the server makes it at start" if required else "mymcp token makes it"
         return (OK, f"{where} does not exist yet ({made}){tail}")
-    owner = access_token.owner_name(found.owner)
-    return (OK, f"{where}: mode {found.mode:04o}, owner {owner}{tail}")
+    mode, owner = stat.S_IMODE(found[1].st_mode), access_token.owner_name(found[1].st_uid)
+    return (OK, f"{where}: mode {mode:04o}, owner {owner}{tail}")
 
 
 def port_is_free(host: str, port: int) -> bool:

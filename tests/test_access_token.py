@@ -156,7 +156,7 @@ def test_a_missing_home_is_a_setup_error_naming_the_folder(tmp_path: Path) -> No
 
 def test_reading_never_creates_anything(hermetic_home: Path) -> None:
     assert access_token.read_token(hermetic_home) is None
-    assert access_token.inspect_token_file(hermetic_home) is None
+    assert access_token.token_file(hermetic_home) is None
     assert os.listdir(hermetic_home) == []
 
     _folder(hermetic_home)
@@ -177,12 +177,14 @@ def test_a_token_of_the_users_own_is_read_without_surrounding_space(
     assert access_token.ensure_token(hermetic_home) == content.strip().decode()
 
 
-def test_inspecting_reports_the_path_mode_and_owner(hermetic_home: Path) -> None:
+def test_inspecting_reports_the_token_mode_and_owner(hermetic_home: Path) -> None:
     path = _token_file(hermetic_home)
 
-    found = access_token.inspect_token_file(hermetic_home)
+    found = access_token.token_file(hermetic_home)
 
-    assert found == access_token.TokenFile(path, 0o600, os.geteuid())
+    assert found is not None and found[0] == TOKEN
+    assert (stat.S_IMODE(found[1].st_mode), found[1].st_uid) == (0o600, os.geteuid())
+    assert path == access_token.token_path(hermetic_home)
 
 
 # --- what is refused --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mymcp import access_token, cli
+from mymcp.plugins.mnemosyne.notebook import launch
 from tests.processes import child_environment, finished, mymcp_command
 
 
@@ -126,10 +127,10 @@ def test_the_option_still_refuses_a_bad_value(
 def test_the_notebook_command_takes_the_option_too(
     served: list[str | None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def page(options: object) -> None:
+    def page(factory: object, host: str, port: int, *, open_browser: bool) -> None:
         served.append(os.environ.get(access_token.REQUIRE_TOKEN_VARIABLE))
 
-    monkeypatch.setattr(cli, "_notebook_page", page)
+    monkeypatch.setattr(launch, "serve_with_login", page)
 
     assert cli.main(["notebook", "--no-browser", "--require-token"]) is None
     assert served == ["true"]

@@ -7,15 +7,15 @@ gate-selected contribution, then composes the runtime. Nothing is written anywhe
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
 from mymcp.mcp import list_tools
 from mymcp.plugin_api import (
     HostApiVersion,
+    PageRoutes,
     PublicToolBinding,
     parse_manifest_bytes,
     validate_plugin_contract,
@@ -102,76 +102,29 @@ def wait_until_warm(timeout: float = WARM_UP_TIMEOUT_SECONDS) -> None:
     mnemosyne.wait_until_warm(timeout)
 
 
+def add_plugin_commands(commands: Any) -> None:
+    """The plugin's own commands of ``mymcp`` (``export``, ``import``, ``explain``)."""
+    from mymcp.plugins.mnemosyne.commands import add_commands
+
+    add_commands(commands)
+
+
+def production_pages() -> list[PageRoutes]:
+    """The plugin's own pages the production app serves beside ``/mcp`` (the notebook)."""
+    from mymcp.plugins.mnemosyne.notebook import page_router
+
+    return [page_router]
+
+
+def serve_notebook(factory: Callable[[], Any], host: str, port: int, *, open_browser: bool) -> None:
+    """``mymcp notebook``: serve the app ``factory`` builds, then hand the person the page."""
+    from mymcp.plugins.mnemosyne.notebook.launch import serve_with_login
+
+    serve_with_login(factory, host, port, open_browser=open_browser)
+
+
 def diagnose_production_setup() -> list[tuple[str, str]]:
     """The plugin's findings about the operator's setup, ``(level, text)`` each; reads only."""
     from mymcp.plugins.mnemosyne import doctor
 
     return doctor.findings()
-
-
-# --- the operator's notebook commands --------------------------------------------------------
-# ``mymcp export`` and ``mymcp import`` belong to the plugin; the command line reaches them here.
-
-
-def export_notebook(*, output: str | None, scopes: list[str] | None, format: str) -> int:
-    """``mymcp export``: the notebook as a document; the exit status."""
-    from mymcp.plugins.mnemosyne.transfer import command
-
-    return command.export_notebook(
-        output=output, scopes=scopes, format=format, out=sys.stdout, err=sys.stderr
-    )
-
-
-def import_notebook(*, source: str, format: str, apply: bool) -> int:
-    """``mymcp import``: a file into the notebook, or the dry run of that; the exit status."""
-    from mymcp.plugins.mnemosyne.transfer import command
-
-    return command.import_notebook(
-        source=source, format=format, apply=apply, out=sys.stdout, err=sys.stderr
-    )
-
-
-def explain_content(text: str) -> tuple[int, list[str]]:
-    """Whether the plugin's content policy would refuse ``text``: an exit code and lines."""
-    from mymcp.plugins.mnemosyne import explain
-
-    return explain.explain(text)
-
-
-def explain_notebook() -> tuple[int, list[str], str]:
-    """The stored records the content policy would refuse today: an exit code and lines."""
-    from mymcp.plugins.mnemosyne import explain
-
-    return explain.explain_notebook()
-
-
-# --- the notebook page -----------------------------------------------------------------------
-# What the page (``mymcp/notebook/``) shows besides the Tools' answers belongs to the plugin.
-
-
-def notebook_overview() -> dict[str, object]:
-    """Every record of the memory root with what a row of the page shows, and the skipped files."""
-    from mymcp.plugins.mnemosyne import notebook
-
-    return notebook.overview()
-
-
-def notebook_export() -> tuple[str, str] | None:
-    """The export document's file name and text, or None when the root cannot be read."""
-    from mymcp.plugins.mnemosyne import notebook
-
-    return notebook.export()
-
-
-def notebook_tools() -> list[dict[str, object]]:
-    """The Tools the page calls, by role, each with the settings that switch it on."""
-    from mymcp.plugins.mnemosyne import notebook
-
-    return notebook.tools()
-
-
-def notebook_vocabulary() -> dict[str, object]:
-    """The scopes, with the namespace kinds and memory kinds each takes."""
-    from mymcp.plugins.mnemosyne import notebook
-
-    return notebook.vocabulary()

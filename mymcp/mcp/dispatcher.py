@@ -1,7 +1,7 @@
 """What one decoded MCP message asks for, against a runtime's Tool registry.
 
-:meth:`MCPDispatcher.handshake` answers a message of the handshake era and
-:meth:`MCPDispatcher.modern` one of 2026-07-28 (``mymcp.mcp.era`` says which). Everything
+:meth:`MCPDispatcher.answer` answers a message in its era (``mymcp.mcp.era`` decides which:
+the handshake era or 2026-07-28). Everything
 that never waits (``initialize``, ``ping``, ``tools/list``, ``server/discover``, notifications
 and every protocol error) is answered at once; a Tool call that passed its checks comes back
 as a :data:`ToolCall`, which the session runs on a worker thread. Both eras reach the same
@@ -13,7 +13,6 @@ here, one per answer and revision, so they are never encoded again.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -21,13 +20,11 @@ from mymcp import settings
 from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import encoding, jsonrpc, modern
 from mymcp.mcp.encoding import Fixed
-from mymcp.mcp.era import HttpHeaders
+from mymcp.mcp.era import Era, HttpHeaders
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
 TOOLS_CALL = modern.TOOLS_CALL
-# The revision a 2026-07-28 request is answered in once it passed its checks.
-_MODERN_VERSION = settings.MODERN_PROTOCOL_VERSIONS[-1]
 # The first MCP revision with structured Tool results; older clients get the text item only.
 STRUCTURED_CONTENT_SINCE = "2025-06-18"
 # The first revision whose clients get the usage note; older ones get the answer without it.
@@ -77,59 +74,56 @@ class MCPDispatcher:
             "tools/list": Fixed(modern.completed(tools, ttl_ms=modern.TOOLS_LIST_TTL_MS)),
         }
 
-    def handshake(self, message: Any, version: str | None = None) -> Prepared:
-        """The handshake-era answer to ``message`` (None for a notification), in the decision
-        order: not an object, notification, ``params`` not an object, then the method.
+    def answer(self, message: Any, era: Era, headers: HttpHeaders | None = None) -> Prepared:
+        """The answer to ``message`` in ``era`` (None for a notification); ``headers`` are the
+        request's metadata headers over HTTP, None over stdio.
 
-        ``version`` is the revision the request says it speaks (its ``MCP-Protocol-Version``
-        header), if any.
+        The decision order: not an object, notification, then the era's own: in the handshake
+        era ``params`` not an object and the method; at 2026-07-28 the checks of
+        ``modern.refusal`` and the method.
         """
         if not isinstance(message, dict):
             return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if "id" not in message:
             return None
-        request_id = message["id"]
-        params = message.get("params", {})
+        if era is Era.MODERN:
+            return self._modern(message, headers)
+        request_id, params = message["id"], message.get("params", {})
         if not isinstance(params, dict):
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params")
         method = message.get("method")
         if isinstance(method, (list, dict)):
             return jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Invalid Request")
         if method == TOOLS_CALL:
-            known = version if version is not None else self.version
-            return self._tool_call(request_id, params, known, completed=False)
+            version = headers.protocol_version if headers is not None else self.version
+            return self._tool_call(request_id, params, speaks_structured_content(version))
         if method == "initialize":
             return jsonrpc.result(request_id, self._initialize(params))
         answer = self._answers.get(method)
         if answer is None:
-            message_text = _named("Unknown method", method)
-            return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, message_text)
+            unknown = _named("Unknown method", method)
+            return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, unknown)
         return jsonrpc.result(request_id, answer)
 
-    def modern(self, message: Any, headers: HttpHeaders | None = None) -> Prepared:
-        """The 2026-07-28 answer to ``message`` (None for a notification), after the checks of
-        ``modern.refusal``; ``headers`` are the request's metadata headers over HTTP."""
-        if not isinstance(message, dict):
-            return jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request")
-        if "id" not in message:
-            return None
+    def _modern(self, message: dict[str, Any], headers: HttpHeaders | None) -> Prepared:
         refused = modern.refusal(message, headers)
         if refused is not None:
             return refused
         request_id, method, params = message["id"], message["method"], message["params"]
         if method == TOOLS_CALL:
-            return self._tool_call(request_id, params, _MODERN_VERSION, completed=True)
+            return self._tool_call(request_id, params, True, completed=True)
         answer = self._modern_answers.get(method)
         if answer is None:
             return modern.not_found(request_id, method)
         return jsonrpc.result(request_id, answer)
 
     def _tool_call(
-        self, request_id: Any, params: dict[str, Any], version: str | None, *, completed: bool
+        self, request_id: Any, params: dict[str, Any], structured: bool, completed: bool = False
     ) -> JsonObject | ToolCall:
         """A ``tools/call`` whose arguments and Tool name pass, as a call; else its error.
 
-        ``completed``: a 2026-07-28 call, whose result gets that revision's fields.
+        ``structured``: the client reads ``structuredContent``; ``completed``: a 2026-07-28
+        call, whose result gets that revision's fields.
         """
         name = params.get("name")
         arguments = params["arguments"] if "arguments" in params else {}
@@ -137,22 +131,13 @@ class MCPDispatcher:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params")
         if name not in self._registry:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, _named("Unknown tool", name))
-        return functools.partial(
-            self._run_tool, request_id, name, arguments, version, completed=completed
-        )
 
-    def _run_tool(
-        self,
-        request_id: Any,
-        name: object,
-        arguments: dict[str, Any],
-        version: str | None,
-        *,
-        completed: bool,
-    ) -> JsonObject:
-        result = self._registry.call_tool(name, arguments)
-        result = encoding.tool_result(result, structured=speaks_structured_content(version))
-        return jsonrpc.result(request_id, modern.completed(result) if completed else result)
+        def run() -> JsonObject:
+            result = self._registry.call_tool(name, arguments)
+            result = encoding.tool_result(result, structured=structured)
+            return jsonrpc.result(request_id, modern.completed(result) if completed else result)
+
+        return run
 
     def _initialize(self, params: dict[str, Any]) -> Fixed:
         version = negotiate_protocol_version(params.get("protocolVersion"))

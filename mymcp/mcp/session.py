@@ -75,11 +75,7 @@ class Session:
             if version is not None and version not in settings.SUPPORTED_PROTOCOL_VERSIONS:
                 return refusal(errors.UNSUPPORTED_HEADER, era)
         incoming = received(message)
-        if era is Era.MODERN:
-            step = functools.partial(self._dispatcher.modern, message, headers)
-        else:
-            version = headers.protocol_version if headers is not None else None
-            step = functools.partial(self._dispatcher.handshake, message, version)
+        step = functools.partial(self._dispatcher.answer, message, era, headers)
         return self._answer(incoming, era, step)
 
     def unreadable(self, row: errors.ProtocolError, headers: HttpHeaders | None) -> Answer:

@@ -8,19 +8,34 @@ the problem is and what to do, which the commands print without a traceback
 traceback has always named it, carries the same in its ``setup_hint``. Any other exception
 is a bug and keeps its traceback.
 
+A plugin may also bring commands of its own (:data:`AddCommands`).
+
 A doctor finding is ``(level, text)`` with level :data:`OK`, :data:`WARN` or :data:`FAIL`;
 the host prints the host's and the plugin's findings alike (:func:`print_findings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
 
-__all__ = ["FAIL", "OK", "WARN", "Finding", "SetupError", "print_findings", "setup_lines"]
+__all__ = [
+    "FAIL",
+    "OK",
+    "WARN",
+    "AddCommands",
+    "Finding",
+    "SetupError",
+    "print_findings",
+    "setup_lines",
+]
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 Finding = tuple[str, str]
+# A plugin's own commands of ``mymcp``: it adds them to argparse's sub-parsers, each with
+# ``run`` (a function of the parsed options that returns the exit status) as a default, and
+# the host runs the one named.
+AddCommands = Callable[[Any], None]
 
 
 class SetupError(Exception):

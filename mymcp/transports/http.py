@@ -43,6 +43,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mymcp import access_token, jsonvalue, settings
+from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import errors, jsonrpc
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import Era, HttpHeaders
@@ -52,8 +53,8 @@ from mymcp.transports.base import Workers, shared_workers
 PATH = "/mcp"
 ALLOWED_HOSTS_VARIABLE = "MYMCP_ALLOWED_HOSTS"
 ALLOWED_ORIGINS_VARIABLE = "MYMCP_ALLOWED_ORIGINS"
-# More routes for the app, each made from the runtime it serves (a page, say).
-RouterFactory = Callable[[RuntimeLike], APIRouter]
+# A plugin's page (``plugin_api.PageRoutes``): its router, made from what the app lends it.
+RouterFactory = Callable[[Any], APIRouter]
 
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 # Longer than any token file may hold, with room for the scheme.
@@ -73,9 +74,9 @@ def create_app(
     routers: Iterable[RouterFactory] = (),
     workers: Workers | None = None,
 ) -> FastAPI:
-    """An app serving ``runtime``, and the router each of ``routers`` makes for it; apps
-    built from different runtimes share nothing but the process's worker threads, unless
-    handed ``workers`` of their own."""
+    """An app serving ``runtime``, and the router each of ``routers`` (plugins' pages) makes
+    from what the app lends it; apps built from different runtimes share nothing but the
+    process's worker threads, unless handed ``workers`` of their own."""
     endpoint = McpEndpoint(runtime, workers or shared_workers())
     app = _McpApp(
         endpoint,
@@ -91,8 +92,28 @@ def create_app(
     app.include_router(mcp)
     app.include_router(_router)
     for factory in routers:
-        app.include_router(factory(runtime))
+        app.include_router(factory(_PageHost(runtime)))
     return app
+
+
+class _PageHost:
+    """What the app lends a plugin's page (``plugin_api.PageHost``): its Tools, the token."""
+
+    def __init__(self, runtime: RuntimeLike) -> None:
+        self._registry = runtime.registry
+
+    def serves(self, tool: str) -> bool:
+        return tool in self._registry
+
+    def call_tool(self, tool: str, arguments: JsonObject) -> JsonObject | None:
+        return self._registry.call_tool(tool, arguments)
+
+    def is_access_token(self, presented: str) -> bool:
+        try:
+            expected = access_token.read_token()
+        except access_token.TokenFileError:  # refused: mymcp doctor says why
+            return False
+        return expected is not None and access_token.token_matches(presented, expected)
 
 
 class _McpApp(FastAPI):

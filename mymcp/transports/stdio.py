@@ -19,10 +19,8 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from types import FrameType
 from typing import Any, BinaryIO
 
 from mymcp.mcp import errors, jsonrpc
@@ -30,7 +28,7 @@ from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.session import MAX_MESSAGE_BYTES, Session, Work
 from mymcp.transports.base import DISPATCH_WORKERS, Workers, shared_workers
 
-__all__ = ["DISPATCH_WORKERS", "MAX_PENDING", "StdioServer", "serve"]
+__all__ = ["DISPATCH_WORKERS", "MAX_PENDING", "serve"]
 
 # Requests read but not yet answered; beyond this the reader waits for a free slot.
 MAX_PENDING = 256
@@ -41,45 +39,41 @@ _LINE_SEPARATORS = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029")
 _logger = logging.getLogger("mcp")
 
 
+def serve(
+    runtime: RuntimeLike, source: BinaryIO, output: BinaryIO, workers: Workers | None = None
+) -> None:
+    """Serve ``runtime`` over ``source`` and ``output`` until ``source`` ends and every answer
+    is out (Tool calls on ``workers``, by default the process's)."""
+    _Server(runtime, output, workers or shared_workers()).serve(source)
+
+
 class _Stop(BaseException):
     """Raised in the reader by SIGINT or SIGTERM."""
 
 
-@dataclass(eq=False)
-class _Pending:
-    """A Tool call handed to a worker; ``cancelled`` once the client gave up on it."""
-
-    key: tuple[str, Any] | None
-    cancelled: bool = False
-
-
-class StdioServer:
-    """Serves one runtime over a pair of byte streams until the input ends."""
-
-    def __init__(
-        self, runtime: RuntimeLike, output: BinaryIO, workers: Workers | None = None
-    ) -> None:
+class _Server:
+    def __init__(self, runtime: RuntimeLike, output: BinaryIO, workers: Workers) -> None:
         self._session = Session(runtime, remembers_initialize=True)
-        self._workers = workers or shared_workers()
+        self._workers = workers
         self._output = output
         self._write_lock = threading.Lock()
-        self._lock = threading.Condition()
-        self._pending: dict[tuple[str, Any], list[_Pending]] = {}
-        self._running = 0  # calls handed to a worker and not yet finished
+        self._lock = threading.Lock()
+        # The calls handed to a worker and not finished, by request id: each one's flag is
+        # set once the client cancels it. A free slot for each call not finished.
+        self._pending: dict[tuple[str, Any], list[threading.Event]] = {}
         self._slots = threading.BoundedSemaphore(MAX_PENDING)
         self._writable = True
 
     def serve(self, source: BinaryIO) -> None:
-        """Answer every message of ``source``; returns once it ends and all answers are out."""
         try:
             with _stop_on_signals():
                 for line in _lines(source):
                     self._receive(line)
-        except _Stop:
-            self._cancel_all()
+        except _Stop:  # every call that has not started is skipped; those running finish
+            self._cancel(None)
         finally:
-            with self._lock:
-                self._lock.wait_for(lambda: self._running == 0)
+            for _ in range(MAX_PENDING):  # every slot back: every call has finished
+                self._slots.acquire()
 
     def _receive(self, line: bytes | None) -> None:
         if line is None:
@@ -90,65 +84,52 @@ class StdioServer:
         except jsonrpc.ParseError:
             self._write(self._session.unreadable(errors.PARSE, None)[0])
             return
-        if isinstance(message, dict) and "id" not in message:
-            if message.get("method") == _CANCELLED:
-                self._cancel(message.get("params"))
+        if (
+            isinstance(message, dict)
+            and "id" not in message
+            and message.get("method") == _CANCELLED
+        ):
+            params = message.get("params")
+            key = _id_key(params.get("requestId") if isinstance(params, dict) else None)
+            if key is not None:
+                self._cancel(key)
         handled = self._session.handle(message)
         if isinstance(handled, Work):
-            self._submit(handled, message.get("id"))
+            self._submit(handled, _id_key(message.get("id")))
         elif handled[0]:
             self._write(handled[0])
 
-    def _submit(self, work: Work, request_id: Any) -> None:
+    def _submit(self, work: Work, key: tuple[str, Any] | None) -> None:
         self._slots.acquire()
-        pending = _Pending(_id_key(request_id))
+        cancelled = threading.Event()
         with self._lock:
-            self._running += 1
-            if pending.key is not None:
-                self._pending.setdefault(pending.key, []).append(pending)
+            if key is not None:
+                self._pending.setdefault(key, []).append(cancelled)
 
         def run() -> None:
             try:
-                if not pending.cancelled:
+                if not cancelled.is_set():
                     body, _ = work.run()
-                    if not pending.cancelled:
+                    if not cancelled.is_set():
                         self._write(body)
             finally:
-                self._finished(pending)
+                with self._lock:
+                    same = self._pending.get(key, []) if key is not None else []
+                    if cancelled in same:
+                        same.remove(cancelled)
+                    if key is not None and not same:
+                        self._pending.pop(key, None)
+                self._slots.release()
 
         self._workers.submit(run)
 
-    # --- requests in progress ------------------------------------------------------------
-
-    def _finished(self, pending: _Pending) -> None:
+    def _cancel(self, key: tuple[str, Any] | None) -> None:
+        """Drop the answers of the calls with this id (None: of every call)."""
         with self._lock:
-            if pending.key is not None:
-                same = self._pending.get(pending.key, [])
-                if pending in same:
-                    same.remove(pending)
-                if not same:
-                    self._pending.pop(pending.key, None)
-            self._running -= 1
-            self._lock.notify_all()
-        self._slots.release()
-
-    def _cancel(self, params: Any) -> None:
-        request_id = params.get("requestId") if isinstance(params, dict) else None
-        key = _id_key(request_id)
-        if key is None:
-            return
-        with self._lock:
-            for pending in self._pending.get(key, ()):
-                pending.cancelled = True
-
-    def _cancel_all(self) -> None:
-        """Skip every call that has not started (SIGINT, SIGTERM); those running finish."""
-        with self._lock:
-            for same in self._pending.values():
-                for pending in same:
-                    pending.cancelled = True
-
-    # --- the writer ----------------------------------------------------------------------
+            for same_id, flags in self._pending.items():
+                if key is None or same_id == key:
+                    for flag in flags:
+                        flag.set()
 
     def _write(self, body: bytes) -> None:
         for raw, escaped in _LINE_SEPARATORS:
@@ -164,14 +145,6 @@ class StdioServer:
                 _logger.warning("stdout closed; answers are dropped")
 
 
-def serve(
-    runtime: RuntimeLike, source: BinaryIO, output: BinaryIO, workers: Workers | None = None
-) -> None:
-    """Serve ``runtime`` over ``source`` and ``output`` until ``source`` ends (Tool calls on
-    ``workers``, by default the process's)."""
-    StdioServer(runtime, output, workers).serve(source)
-
-
 def _lines(source: BinaryIO) -> Iterator[bytes | None]:
     """Each non-blank line of ``source`` without its line ending; None for one too long."""
     while True:
@@ -182,19 +155,11 @@ def _lines(source: BinaryIO) -> Iterator[bytes | None]:
         if not line:
             return
         if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
-            _discard_rest_of_line(source)
+            while (rest := source.readline(MAX_MESSAGE_BYTES)) and not rest.endswith(b"\n"):
+                pass  # the rest of the line, discarded
             yield None
-            continue
-        line = line.rstrip(b"\r\n")
-        if line.strip():
-            yield line
-
-
-def _discard_rest_of_line(source: BinaryIO) -> None:
-    while True:
-        chunk = source.readline(MAX_MESSAGE_BYTES)
-        if not chunk or chunk.endswith(b"\n"):
-            return
+        elif line.strip():
+            yield line.rstrip(b"\r\n")
 
 
 def _id_key(request_id: Any) -> tuple[str, Any] | None:
@@ -212,13 +177,11 @@ def _stop_on_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous: dict[signal.Signals, Callable[[int, FrameType | None], Any] | int | None] = {}
 
-    def stop(signum: int, frame: FrameType | None) -> None:
+    def stop(signum: int, frame: Any) -> None:
         raise _Stop()
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous[signum] = signal.signal(signum, stop)
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import mymcp.plugin_api as plugin_package
-from mymcp.plugin_api import composition, contracts, definition, manifest
+from mymcp.plugin_api import composition, contracts, definition, manifest, pages
 from mymcp.plugin_api.contracts import (
     ActivatedTool,
     CapabilityKind,
@@ -298,7 +298,7 @@ def test_every_module_defines_all_its_public_names(module: ModuleType) -> None:
 
 def test_package_reexports_the_public_names_of_its_modules() -> None:
     names = set().union(
-        *(set(module.__all__) for module in (contracts, definition, manifest, composition))
+        *(set(module.__all__) for module in (contracts, definition, manifest, composition, pages))
     )
     assert set(plugin_package.__all__) == names
     for name in names:

@@ -17,7 +17,12 @@ import pytest
 
 from mymcp import access_token
 from tests.helpers import canonical_record, place_canonical, write_record
-from tests.notebook.browser_support import MISSING, READY, artifacts, visit_from_another_origin
+from tests.mnemosyne.notebook.browser_support import (
+    MISSING,
+    READY,
+    artifacts,
+    visit_from_another_origin,
+)
 from tests.processes import LiveNotebook, running_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]

@@ -29,7 +29,7 @@ nothing of the request. Searches, lookups and changes are calls of the runtime's
 handlers, so they answer, refuse and log exactly as the Tools do (the content policy, the
 revision check, the duplicate rule, atomic writes); a change whose Tool the operator has not
 switched on is not served, and the refusal names the setting that switches it on. The rows
-and the export come from the plugin through ``host/bootstrap.py``. Work that reads or writes
+and the export come from ``data.py``. Work that reads or writes
 files runs on a worker thread.
 """
 
@@ -47,9 +47,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.dispatcher import RuntimeLike
-from mymcp.notebook.access import Session, access_of
-from mymcp.notebook.guard import (
+from mymcp.plugin_api import PageHost
+from mymcp.plugins.mnemosyne.notebook.access import Session, access_of
+from mymcp.plugins.mnemosyne.notebook.guard import (
     COOKIE,
     CSRF_HEADER,
     HEADERS,
@@ -67,7 +67,7 @@ PATH = "/notebook"
 LOGIN_BODY_LIMIT = 4096
 QUERY_BODY_LIMIT = 16384
 CHANGE_BODY_LIMIT = 65536
-# The roles of the Tools that change the notebook (see bootstrap.notebook_tools).
+# The roles of the Tools that change the notebook (see data.tools).
 CHANGES = ("remember", "revise", "archive", "restore", "forget")
 _MAX_SECRET = 256
 
@@ -85,15 +85,15 @@ _logger = logging.getLogger("mymcp.notebook")
 Handler = Callable[[Request, Session | None], Awaitable[Response]]
 
 
-def page_router(runtime: RuntimeLike) -> APIRouter:
-    """The page's routes for ``runtime``: its Tools answer the page's searches and lookups."""
-    page = _Page(runtime)
+def page_router(host: PageHost) -> APIRouter:
+    """The page's routes: the Tools ``host`` serves answer its searches, lookups and changes."""
+    page = _Page(host)
     router = APIRouter()
     router.add_route(PATH, _to_page, methods=["GET"])
     router.add_route(f"{PATH}/", page.entry, methods=["GET"])
     router.add_route(f"{PATH}/login", _login_page, methods=["GET"])
     router.add_route(f"{PATH}/assets/{{name}}", page.asset, methods=["GET"])
-    router.add_route(f"{PATH}/login", _guarded(_login, session=False), methods=["POST"])
+    router.add_route(f"{PATH}/login", _guarded(page.login, session=False), methods=["POST"])
     router.add_route(f"{PATH}/logout", _guarded(_logout, csrf=True), methods=["POST"])
     router.add_route(f"{PATH}/api/session", _guarded(page.session), methods=["GET"])
     router.add_route(f"{PATH}/api/overview", _guarded(page.overview), methods=["GET"])
@@ -164,43 +164,6 @@ def _redirect(location: str) -> Response:
 # --- logging in and out ----------------------------------------------------------------------
 
 
-async def _login(request: Request, _: Session | None) -> Response:
-    """A login with the printed link's secret (``secret``) or the access token (``token``)."""
-    body = await json_body(request, LOGIN_BODY_LIMIT)
-    access = access_of(request.app)
-    opened: tuple[str, Session] | None = None
-    if "token" in body:
-        method, refusal_message = "token", "this is not the access token 'mymcp token' prints"
-        if await run_in_threadpool(_is_the_access_token, body["token"]):
-            opened = access.open_session()
-    else:
-        method, refusal_message = "link", "this login link was used already or has expired"
-        secret = body.get("secret")
-        if isinstance(secret, str) and 0 < len(secret) <= _MAX_SECRET:
-            opened = access.redeem(secret)
-    if opened is None:
-        _logger.warning("event=notebook_login outcome=refused method=%s", method)
-        raise Refused(401, "login_refused", refusal_message)
-    _logger.info("event=notebook_login outcome=ok method=%s", method)
-    response = Response(status_code=204, headers=dict(HEADERS))
-    response.set_cookie(COOKIE, opened[0], path=PATH, httponly=True, samesite="strict")
-    return response
-
-
-def _is_the_access_token(presented: object) -> bool:
-    """Whether ``presented`` is the local access token; never when there is none (or the
-    file holding it is refused: ``mymcp doctor`` says why)."""
-    from mymcp import access_token
-
-    if not isinstance(presented, str) or not 0 < len(presented) <= _MAX_SECRET:
-        return False
-    try:
-        expected = access_token.read_token()
-    except access_token.TokenFileError:
-        return False
-    return expected is not None and access_token.token_matches(presented, expected)
-
-
 async def _logout(request: Request, _: Session | None) -> Response:
     access_of(request.app).close(request.cookies.get(COOKIE))
     _logger.info("event=notebook_logout outcome=ok")
@@ -215,8 +178,35 @@ async def _logout(request: Request, _: Session | None) -> Response:
 class _Page:
     """The routes that need the runtime: its Tools, by the role the page gives each."""
 
-    def __init__(self, runtime: RuntimeLike) -> None:
-        self._registry = runtime.registry
+    def __init__(self, host: PageHost) -> None:
+        self._host = host
+
+    async def login(self, request: Request, _: Session | None) -> Response:
+        """A login with the printed link's secret (``secret``) or the access token (``token``)."""
+        body = await json_body(request, LOGIN_BODY_LIMIT)
+        access = access_of(request.app)
+        opened: tuple[str, Session] | None = None
+        if "token" in body:
+            method, refusal_message = "token", "this is not the access token 'mymcp token' prints"
+            presented = body["token"]
+            if (
+                isinstance(presented, str)
+                and 0 < len(presented) <= _MAX_SECRET
+                and await run_in_threadpool(self._host.is_access_token, presented)
+            ):
+                opened = access.open_session()
+        else:
+            method, refusal_message = "link", "this login link was used already or has expired"
+            secret = body.get("secret")
+            if isinstance(secret, str) and 0 < len(secret) <= _MAX_SECRET:
+                opened = access.redeem(secret)
+        if opened is None:
+            _logger.warning("event=notebook_login outcome=refused method=%s", method)
+            raise Refused(401, "login_refused", refusal_message)
+        _logger.info("event=notebook_login outcome=ok method=%s", method)
+        response = Response(status_code=204, headers=dict(HEADERS))
+        response.set_cookie(COOKIE, opened[0], path=PATH, httponly=True, samesite="strict")
+        return response
 
     async def entry(self, request: Request) -> Response:
         if _session_of(request) is None:
@@ -239,7 +229,7 @@ class _Page:
     async def session(self, request: Request, session: Session | None) -> Response:
         assert session is not None
         tools = [
-            {**tool, "enabled": tool["tool"] in self._registry}
+            {**tool, "enabled": self._host.serves(str(tool["tool"]))}
             for tool in await run_in_threadpool(_tools)
         ]
         return json_response(
@@ -252,9 +242,9 @@ class _Page:
         )
 
     async def overview(self, request: Request, _: Session | None) -> Response:
-        from mymcp.host import bootstrap
+        from mymcp.plugins.mnemosyne.notebook import data
 
-        answer = await run_in_threadpool(bootstrap.notebook_overview)
+        answer = await run_in_threadpool(data.overview)
         return json_response(answer, 200 if answer.get("status") == "ok" else 503)
 
     async def search(self, request: Request, _: Session | None) -> Response:
@@ -277,9 +267,9 @@ class _Page:
         return json_response(await run_in_threadpool(self._call, "inspect", arguments))
 
     async def export(self, request: Request, _: Session | None) -> Response:
-        from mymcp.host import bootstrap
+        from mymcp.plugins.mnemosyne.notebook import data
 
-        exported = await run_in_threadpool(bootstrap.notebook_export)
+        exported = await run_in_threadpool(data.export)
         if exported is None:
             _logger.warning("event=notebook_export outcome=storage_error")
             raise Refused(503, "memory_source_unavailable", "the memory root could not be read")
@@ -295,7 +285,7 @@ class _Page:
         if role not in CHANGES or not isinstance(arguments, dict):
             raise Refused(400, "invalid_change", "name a change and give its arguments")
         [tool] = [tool for tool in _tools() if tool["role"] == role]
-        if tool["tool"] not in self._registry:
+        if not self._host.serves(str(tool["tool"])):
             return json_response(
                 {
                     "error": "change_disabled",
@@ -310,7 +300,7 @@ class _Page:
     def _call(self, role: str, arguments: JsonObject) -> JsonObject:
         """The Tool's answer: ``{"is_error", "answer"}``; ``{"unavailable": true}`` if it is off."""
         name = _tool_names()[role]
-        result = self._registry.call_tool(name, arguments)
+        result = self._host.call_tool(name, arguments)
         if result is None:
             return {"unavailable": True}
         return {"is_error": bool(result.get("isError")), "answer": result["structuredContent"]}
@@ -318,9 +308,9 @@ class _Page:
 
 @functools.cache
 def _tools() -> list[dict[str, object]]:
-    from mymcp.host import bootstrap
+    from mymcp.plugins.mnemosyne.notebook import data
 
-    return bootstrap.notebook_tools()
+    return data.tools()
 
 
 @functools.cache
@@ -330,9 +320,9 @@ def _tool_names() -> Mapping[str, str]:
 
 @functools.cache
 def _vocabulary() -> dict[str, object]:
-    from mymcp.host import bootstrap
+    from mymcp.plugins.mnemosyne.notebook import data
 
-    return bootstrap.notebook_vocabulary()
+    return data.vocabulary()
 
 
 def _scopes() -> list[dict[str, Any]]:

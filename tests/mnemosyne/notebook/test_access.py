@@ -1,10 +1,10 @@
-"""Login secrets and sessions (mymcp/notebook/access.py), with a clock the tests move."""
+"""The page's login secrets and sessions (notebook/access.py), with a clock the tests move."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from mymcp.notebook.access import (
+from mymcp.plugins.mnemosyne.notebook.access import (
     LOGIN_SECONDS,
     MAX_SESSIONS,
     SESSION_IDLE_SECONDS,

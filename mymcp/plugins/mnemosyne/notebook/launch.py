@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mymcp.notebook.access import access_of
-from mymcp.notebook.routes import PATH
+from mymcp.plugins.mnemosyne.notebook.access import access_of
+from mymcp.plugins.mnemosyne.notebook.routes import PATH
 
 __all__ = ["login_url", "open_in_browser", "serve_with_login"]
 

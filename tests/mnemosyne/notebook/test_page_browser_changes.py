@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import canonical_record, place_canonical
-from tests.notebook.browser_support import MISSING, artifacts, visit_from_another_origin
+from tests.mnemosyne.notebook.browser_support import MISSING, artifacts, visit_from_another_origin
 from tests.processes import LiveNotebook, running_notebook
 from tests.surface import gates
 

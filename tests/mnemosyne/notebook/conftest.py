@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from tests.notebook.browser_support import READY, artifacts, launch
-from tests.notebook.page_support import BASE_URL, PageClient
+from tests.mnemosyne.notebook.browser_support import READY, artifacts, launch
+from tests.mnemosyne.notebook.page_support import BASE_URL, PageClient
 from tests.processes import LiveNotebook
 from tests.surface import gates
 
@@ -44,7 +44,7 @@ def page(open_page: Callable[..., PageClient]) -> PageClient:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """One line at the end when the browser tests were skipped, naming what to install."""
-    from tests.notebook.browser_support import MISSING
+    from tests.mnemosyne.notebook.browser_support import MISSING
 
     skipped = terminalreporter.stats.get("skipped", [])
     if MISSING is not None and any(MISSING in str(report.longrepr) for report in skipped):

@@ -17,8 +17,8 @@ from tests.helpers import (
     remember_arguments,
     snapshot_tree,
 )
+from tests.mnemosyne.notebook.page_support import CSRF_HEADER, PageClient
 from tests.mnemosyne.tools.mutation_support import reference_of
-from tests.notebook.page_support import CSRF_HEADER, PageClient
 from tests.surface import GATE_OF
 
 ALL_ON = {"remember": True, "revise": True, "archive_restore": True, "forget": True}

@@ -19,7 +19,7 @@ from tests.helpers import (
     snapshot_tree,
     write_record,
 )
-from tests.notebook.page_support import PageClient
+from tests.mnemosyne.notebook.page_support import PageClient
 
 SCRIPT_TITLE = "<img src=x onerror=alert(1)>"
 

@@ -17,9 +17,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from mymcp import access_token
-from mymcp.notebook.access import LOGIN_SECONDS, Access
+from mymcp.plugins.mnemosyne.notebook.access import LOGIN_SECONDS, Access
 from tests.helpers import canonical_record, place_canonical
-from tests.notebook.page_support import (
+from tests.mnemosyne.notebook.page_support import (
     BASE_URL,
     CSRF_HEADER,
     DATA_GETS,

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mymcp.notebook import launch
+from mymcp.plugins.mnemosyne.notebook import launch
 from tests.helpers import canonical_record, place_canonical
 from tests.processes import (
     child_environment,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import mymcp.notebook
+import mymcp.plugins.mnemosyne.notebook
 
-STATIC = Path(mymcp.notebook.__file__).parent / "static"
+STATIC = Path(mymcp.plugins.mnemosyne.notebook.__file__).parent / "static"
 PAGES = sorted(STATIC.glob("*.html"))
 SCRIPTS = sorted(STATIC.glob("*.js"))
 

@@ -7,7 +7,7 @@ from typing import Any
 import httpx2
 from starlette.testclient import TestClient
 
-from mymcp.notebook import access_of
+from mymcp.plugins.mnemosyne.notebook import access_of
 from tests.helpers import McpClient
 
 BASE_URL = "http://127.0.0.1:8000"

@@ -1,0 +1,117 @@
+"""Mnemosyne's own commands of ``mymcp``: ``export``, ``import`` and ``explain``.
+
+The host's command line asks for them (``plugin_api.setup.AddCommands``) and runs the one
+named: each sets ``run``, which takes the parsed options and returns the exit status. The
+work itself lives in ``transfer/command.py`` and ``explain.py``; this module only names the
+commands and their options, and imports nothing heavy until one of them runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["add_commands"]
+
+
+def add_commands(commands: Any) -> None:
+    """Add ``export``, ``import`` and ``explain`` to ``commands`` (argparse's sub-parsers)."""
+    export = commands.add_parser(
+        "export",
+        help="write the whole notebook (or some scopes) to one file; changes nothing",
+        description=(
+            "Write every valid record of the memory root (version 1 and 2, archived ones "
+            "too) with its place, and every file recall and list skip, to one document: "
+            "standard output, or FILE (mode 0600). Works while a server runs."
+        ),
+    )
+    export.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    export.add_argument(
+        "--scope", action="extend", nargs="+", metavar="SCOPE", help="export only these scopes"
+    )
+    export.add_argument(
+        "--format",
+        choices=("json", "markdown"),
+        default="json",
+        help="json (the default) can be imported again; markdown is for reading",
+    )
+    export.set_defaults(run=_export)
+    imports = commands.add_parser(
+        "import",
+        help="say what importing FILE would do; with --apply, import it",
+        description=(
+            "Read a MyMCP export (--format mymcp, the default) or the official memory "
+            "server's memory.jsonl (--format server-memory) and say, record by record, what "
+            "would be created, what is already there, what the content policy refuses and "
+            "what is invalid. Nothing is written without --apply. Safe while a server runs."
+        ),
+    )
+    imports.add_argument("file", metavar="FILE", help="the file to import; - for standard input")
+    imports.add_argument(
+        "--format", choices=("mymcp", "server-memory"), default="mymcp", help="what FILE holds"
+    )
+    imports.add_argument("--apply", action="store_true", help="write the records")
+    imports.set_defaults(run=_import)
+    explain = commands.add_parser(
+        "explain",
+        help="say whether the content policy would refuse the text on standard input, and why",
+        description=(
+            "Read a text from standard input and say whether Mnemosyne would refuse it as a "
+            "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the "
+            "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
+        ),
+    )
+    explain.add_argument(
+        "--notebook",
+        action="store_true",
+        help="instead, list the stored records the policy would refuse today (path, field, "
+        "rule; never the value); exits 1 when there are any. Changes nothing",
+    )
+    explain.set_defaults(run=_explain)
+
+
+def _export(options: argparse.Namespace) -> int:
+    from mymcp.plugins.mnemosyne.transfer import command
+
+    return command.export_notebook(
+        output=options.output,
+        scopes=options.scope,
+        format=options.format,
+        out=sys.stdout,
+        err=sys.stderr,
+    )
+
+
+def _import(options: argparse.Namespace) -> int:
+    from mymcp.plugins.mnemosyne.transfer import command
+
+    return command.import_notebook(
+        source=options.file,
+        format=options.format,
+        apply=options.apply,
+        out=sys.stdout,
+        err=sys.stderr,
+    )
+
+
+def _explain(options: argparse.Namespace) -> int:
+    """Exit 0 when the text would be stored and 1 when it would be refused; 2 for input that
+    is not UTF-8."""
+    from mymcp.plugins.mnemosyne import explain
+
+    if options.notebook:
+        code, lines, stopped = explain.explain_notebook()
+        if stopped:
+            print(stopped, file=sys.stderr)
+        else:
+            print(*lines, sep="\n")
+        return code
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        print("mymcp: standard input is not UTF-8 text", file=sys.stderr)
+        return 2
+    code, lines = explain.explain(text)
+    print(*lines, sep="\n")
+    return code
