@@ -21,6 +21,7 @@ Reading (:func:`read_token`) never creates anything.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hmac
 import os
@@ -254,27 +255,19 @@ def _create(path: Path) -> None:
         raise TokenFileError(path.parent, "vanished while the token was made; try again")
     temporary = f".{_FILE}-{secrets.token_hex(8)}.tmp"
     try:
-        _write_private(directory_fd, temporary, secrets.token_urlsafe(_SECRET_BYTES))
+        fd = os.open(temporary, _CREATE_FLAGS, 0o600, dir_fd=directory_fd)
         try:
+            os.fchmod(fd, 0o600)  # exactly, whatever the umask
+            os.write(fd, f"{secrets.token_urlsafe(_SECRET_BYTES)}\n".encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        with contextlib.suppress(FileExistsError):
             os.link(temporary, _FILE, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
-        except FileExistsError:
-            pass
         os.fsync(directory_fd)
     except OSError as error:
         raise _os_refusal(path, error) from None
     finally:
-        try:
+        with contextlib.suppress(OSError):  # never made, or already gone
             os.unlink(temporary, dir_fd=directory_fd)
-        except OSError:  # never made, or already gone
-            pass
         os.close(directory_fd)
-
-
-def _write_private(directory_fd: int, name: str, token: str) -> None:
-    fd = os.open(name, _CREATE_FLAGS, 0o600, dir_fd=directory_fd)
-    try:
-        os.fchmod(fd, 0o600)  # exactly, whatever the umask
-        os.write(fd, f"{token}\n".encode("ascii"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)

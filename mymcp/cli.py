@@ -89,6 +89,27 @@ def parse_dev_arguments(arguments: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(list(arguments))
 
 
+# What each of the host's commands does: its help, whose first sentence the list shows.
+_COMMANDS = {
+    "serve": "Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C; the "
+    "default command.",
+    "notebook": "Serve as 'serve' does, and open your notebook's page in the browser. Once the "
+    "server listens, the first line on standard output is the page's address with a login "
+    "link that works once, for five minutes; the default browser opens it unless "
+    "--no-browser is given.",
+    "stdio": "Serve MCP over standard input and output, for clients that start the server. One "
+    "JSON-RPC message per line; clients such as Claude Desktop, Cursor, VS Code and Codex "
+    "start this command themselves. Logs go to standard error.",
+    "doctor": "Check the setup and report what it finds; changes nothing. Python, the package, "
+    "the gates and where each comes from, config.toml, the memory root and every record file, "
+    "the access token file, and whether the HTTP port is free: one line per finding (ok, "
+    "warn or fail); exits 1 if anything fails.",
+    "token": "Print the local access token, making it on first use. It is what 'mymcp serve "
+    "--require-token' asks HTTP clients for (Authorization: Bearer TOKEN); the first use makes "
+    "it, in ~/.mnemosyne/token, readable by you alone.",
+}
+
+
 def _parser() -> argparse.ArgumentParser:
     from mymcp.host.bootstrap import add_plugin_commands
 
@@ -99,69 +120,26 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command", title="commands", metavar="COMMAND", required=True
     )
-    serve = _command(
-        commands,
-        _serve,
-        "serve",
-        "serve MCP over HTTP at http://HOST:PORT/mcp (the default)",
-        "Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C.",
-    )
-    _add_address_options(serve, "serve on", token=True)
-    page = _command(
-        commands,
-        _notebook_page,
-        "notebook",
-        "serve as 'serve' does, and open your notebook's page in the browser",
-        "Serve MCP over HTTP exactly as 'mymcp serve' does, and the notebook page beside it. "
-        "Once the server listens, the first line on standard output is the page's address "
-        "with a login link that works once, for five minutes; the default browser opens it "
-        "unless --no-browser is given.",
-    )
+    _add_address_options(_command(commands, "serve", _serve), "serve on", token=True)
+    page = _command(commands, "notebook", _notebook_page)
     _add_address_options(page, "serve on", token=True)
     page.add_argument(
         "--no-browser",
         action="store_true",
         help="only print the address; open it in a browser of this machine yourself",
     )
-    _command(
-        commands,
-        _stdio,
-        "stdio",
-        "serve MCP over standard input and output, for clients that start the server",
-        "Serve MCP over standard input and output: one JSON-RPC message per line. Clients "
-        "such as Claude Desktop, Cursor, VS Code and Codex start this command themselves. "
-        "Logs go to standard error.",
-    )
-    doctor = _command(
-        commands,
-        _doctor,
-        "doctor",
-        "check the setup and report what it finds; changes nothing",
-        "Check Python, the package, the gates and where each comes from, config.toml, the "
-        "memory root and every record file, the access token file, and whether the HTTP port "
-        "is free. Prints one line per finding (ok, warn or fail) and exits 1 if anything "
-        "fails. Reads only.",
-    )
-    _add_address_options(doctor, "check")
+    _command(commands, "stdio", _stdio)
+    _add_address_options(_command(commands, "doctor", _doctor), "check")
     add_plugin_commands(commands)
-    _command(
-        commands,
-        _token,
-        "token",
-        "print the local access token, making it on first use",
-        "Print the access token that 'mymcp serve --require-token' asks HTTP clients for "
-        "(Authorization: Bearer TOKEN), and nothing else. The first use makes it, in "
-        "~/.mnemosyne/token, readable by you alone.",
-    )
+    _command(commands, "token", _token)
     return parser
 
 
-def _command(
-    commands: Any, run: Callable[..., int | None], name: str, summary: str, description: str
-) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = commands.add_parser(
-        name, help=summary, description=description
-    )
+def _command(commands: Any, name: str, run: Callable[..., int | None]) -> argparse.ArgumentParser:
+    text = _COMMANDS[name]
+    summary = text.split(". ", 1)[0].removesuffix(".")
+    summary = summary[:1].lower() + summary[1:]
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=summary, description=text)
     parser.set_defaults(run=run)
     return parser
 

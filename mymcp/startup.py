@@ -77,11 +77,8 @@ def configure_logging() -> None:
     for name in ("mcp", "mymcp"):
         logging.getLogger(name).setLevel(logging.INFO)
     for handler in logging.getLogger(_ACCESS_LOGGER).handlers:
-        if isinstance(handler, logging.StreamHandler) and handler.stream in (
-            sys.stdout,
-            sys.__stdout__,
-        ):
-            handler.setStream(sys.stderr)
+        if getattr(handler, "stream", None) in (sys.stdout, sys.__stdout__):
+            handler.setStream(sys.stderr)  # type: ignore[attr-defined]  # a StreamHandler
     if not owned:
         return
     writer = _process_writer()
@@ -150,11 +147,8 @@ class _Writer(QueueListener):
             self._wake.set()
             thread.join(STOP_TIMEOUT_SECONDS)
         self._thread = None
-        while True:
-            try:
-                item = self.items.get_nowait()
-            except queue.Empty:
-                return
+        while not self.items.empty():
+            item = self.items.get_nowait()
             if item is not None:  # QueueListener's sentinel
                 self.handle(item)
 
@@ -194,14 +188,11 @@ class _Deferred(QueueHandler):
         could differ."""
         args = record.args
         if (
-            type(record.msg) is not str
-            or record.exc_info
-            or (args and (type(args) is not tuple or any(type(a) not in _IMMUTABLE for a in args)))
+            type(record.msg) is str
+            and not record.exc_info
+            and (not args or (type(args) is tuple and all(type(a) in _IMMUTABLE for a in args)))
         ):
-            record = self._fixed(record)
-        return self.target, record
-
-    def _fixed(self, record: logging.LogRecord) -> logging.LogRecord:
+            return self.target, record
         frozen = copy.copy(record)
         try:
             frozen.msg, frozen.args = record.getMessage(), None
@@ -209,21 +200,20 @@ class _Deferred(QueueHandler):
                 formatter = self.target.formatter or logging.Formatter()
                 frozen.exc_text = formatter.formatException(record.exc_info)
         except Exception:  # noqa: BLE001 - formatting fails again when written, and is reported
-            return record
-        return frozen
+            return self.target, record
+        return self.target, frozen
 
 
 _writer: _Writer | None = None
-_writer_lock = threading.Lock()
 
 
 def _process_writer() -> _Writer:
-    """The writer of this process, started on first use and stopped at exit."""
+    """The writer of this process, started on first use (logging is set up once, by the
+    thread that starts the process) and stopped at exit."""
     global _writer
-    with _writer_lock:
-        if _writer is None:
-            _writer = _Writer()
-            _writer.start()
-            atexit.register(_writer.stop)
-            os.register_at_fork(after_in_child=_writer.forget_thread)
-        return _writer
+    if _writer is None:
+        _writer = _Writer()
+        _writer.start()
+        atexit.register(_writer.stop)
+        os.register_at_fork(after_in_child=_writer.forget_thread)
+    return _writer

@@ -173,37 +173,34 @@ def test_a_symlinked_settings_file_fails(
     assert found(lines, "fail", "path is unsafe", "symbolic link")
 
 
+@pytest.mark.parametrize(
+    ("limit", "code", "level", "said"),
+    [
+        ("1000", 0, "warn", ("not valid TOML", "not read while all five variables")),
+        (None, 1, "fail", ("not valid TOML",)),
+    ],
+    ids=["every variable set", "the limit variable unset"],
+)
 def test_a_broken_file_only_warns_while_every_variable_is_set(
     diagnose: Callable[[], tuple[int, list[str]]],
     root: Path,
     hermetic_home: Path,
     monkeypatch: pytest.MonkeyPatch,
+    limit: str | None,
+    code: int,
+    level: str,
+    said: tuple[str, ...],
 ) -> None:
     _settings(hermetic_home, b"[memory\n")
     for variable in GATE_VARIABLES:
         monkeypatch.setenv(variable, "false")
-    monkeypatch.setenv(LIMIT_VARIABLE, "1000")
+    if limit is not None:
+        monkeypatch.setenv(LIMIT_VARIABLE, limit)
 
-    code, lines = diagnose()
+    diagnosed, lines = diagnose()
 
-    assert code == 0
-    assert found(lines, "warn", "not valid TOML", "not read while all five variables")
-
-
-def test_a_broken_file_fails_while_the_limit_variable_is_unset(
-    diagnose: Callable[[], tuple[int, list[str]]],
-    root: Path,
-    hermetic_home: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    _settings(hermetic_home, b"[memory\n")
-    for variable in GATE_VARIABLES:
-        monkeypatch.setenv(variable, "false")
-
-    code, lines = diagnose()
-
-    assert code == 1
-    assert found(lines, "fail", "not valid TOML")
+    assert diagnosed == code
+    assert found(lines, level, *said)
 
 
 # --- the memory root ---------------------------------------------------------------------------

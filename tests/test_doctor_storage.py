@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,50 +63,47 @@ def gates_on(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- free space and inodes ----------------------------------------------------------------------
 
 
-def test_the_free_space_of_a_healthy_filesystem_is_ok(
-    diagnose: Diagnose, root: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("gates", "filesystem", "code", "level", "fragments"),
+    [
+        (False, {}, 0, "ok", ["the filesystem of {root} has 100.0 GB and 1,000,000 inodes"]),
+        (True, {"free_bytes": 0}, 1, "fail", ["{root} has 0 bytes", "no space left", "no_space"]),
+        (True, {"free_inodes": 0}, 1, "fail", ["and 0 inodes free: no space left"]),
+        (False, {"free_bytes": 0}, 0, "warn", ["no space left"]),
+        (
+            True,
+            {"free_inodes": 0, "inodes": 0},
+            0,
+            "ok",
+            ["the filesystem of {root} has 100.0 GB free"],
+        ),
+    ],
+    ids=[
+        "a healthy filesystem is ok",
+        "a full filesystem fails while a change Tool is on",
+        "no inode left fails like no byte left",
+        "a full filesystem only warns while every change Tool is off",
+        "a filesystem that counts no inodes is judged by its bytes",
+    ],
+)
+def test_the_free_space_and_inodes_of_the_root_s_filesystem(
+    diagnose: Diagnose,
+    root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    gates: bool,
+    filesystem: dict[str, Any],
+    code: int,
+    level: str,
+    fragments: list[str],
 ) -> None:
-    fake_filesystem(monkeypatch)
+    if gates:
+        gates_on(monkeypatch)
+    fake_filesystem(monkeypatch, **filesystem)
 
-    code, lines = diagnose()
+    diagnosed, lines = diagnose()
 
-    assert code == 0
-    assert found(lines, "ok", f"the filesystem of {root} has 100.0 GB and 1,000,000 inodes")
-
-
-def test_a_full_filesystem_fails_while_a_change_tool_is_on(
-    diagnose: Diagnose, root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    gates_on(monkeypatch)
-    fake_filesystem(monkeypatch, free_bytes=0)
-
-    code, lines = diagnose()
-
-    assert code == 1
-    assert found(lines, "fail", f"{root} has 0 bytes", "no space left", "cause=no_space")
-
-
-def test_no_inode_left_fails_like_no_byte_left(
-    diagnose: Diagnose, root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    gates_on(monkeypatch)
-    fake_filesystem(monkeypatch, free_inodes=0)
-
-    code, lines = diagnose()
-
-    assert code == 1
-    assert found(lines, "fail", "and 0 inodes free: no space left")
-
-
-def test_a_full_filesystem_only_warns_while_every_change_tool_is_off(
-    diagnose: Diagnose, root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    fake_filesystem(monkeypatch, free_bytes=0)
-
-    code, lines = diagnose()
-
-    assert code == 0
-    assert found(lines, "warn", "no space left")
+    assert diagnosed == code
+    assert found(lines, level, *(fragment.format(root=root) for fragment in fragments))
 
 
 @pytest.mark.parametrize(
@@ -132,18 +130,6 @@ def test_little_space_left_warns_below_50_mb_or_1000_inodes(
 
     [line] = found(lines, level, f"the filesystem of {root} has ")
     assert ("little space left (less than 50 MB or 1,000 inodes)" in line) is (level == "warn")
-
-
-def test_a_filesystem_that_counts_no_inodes_is_judged_by_its_bytes(
-    diagnose: Diagnose, root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    gates_on(monkeypatch)
-    fake_filesystem(monkeypatch, free_inodes=0, inodes=0)
-
-    code, lines = diagnose()
-
-    assert code == 0
-    assert found(lines, "ok", f"the filesystem of {root} has 100.0 GB free")
 
 
 def test_a_missing_root_is_judged_by_its_nearest_existing_parent(

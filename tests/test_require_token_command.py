@@ -11,8 +11,7 @@ import httpx
 import pytest
 
 from mymcp import access_token
-from tests.modern import headers as modern_headers
-from tests.modern import request as modern_request
+from tests import modern
 from tests.processes import (
     INITIALIZE,
     LiveServer,
@@ -56,15 +55,15 @@ def test_serve_require_token_refuses_without_it_and_answers_with_it(tmp_path: Pa
     with running_server(tmp_path, command=_serve("--require-token")) as server:
         token = _printed_token(server.home)
         bearer = f"Bearer {token}"
-        listing = modern_request("tools/list")
+        listing = modern.request("tools/list")
 
         _assert_refused(_post(server, HANDSHAKE))
         _assert_refused(_post(server, HANDSHAKE, authorization=f"Bearer {token[:-1]}"))
         _assert_refused(_post(server, HANDSHAKE, authorization=f"Basic {token}"))
         _assert_refused(_post(server, HANDSHAKE, authorization="Bearer " + "x" * 8000))
-        _assert_refused(_post(server, listing, **modern_headers(listing)))
+        _assert_refused(_post(server, listing, **modern.headers(listing)))
         handshake = _post(server, HANDSHAKE, authorization=bearer)
-        modern = _post(server, listing, authorization=bearer, **modern_headers(listing))
+        answered = _post(server, listing, authorization=bearer, **modern.headers(listing))
         health = httpx.get(f"{server.base_url}/health", timeout=10)
         version = httpx.get(f"{server.base_url}/version", timeout=10)
         server.stop()
@@ -72,8 +71,8 @@ def test_serve_require_token_refuses_without_it_and_answers_with_it(tmp_path: Pa
 
     assert handshake.status_code == 200
     assert handshake.json()["result"]["serverInfo"]["name"] == "mymcp"
-    assert modern.status_code == 200
-    assert "list_tools" in modern.text
+    assert answered.status_code == 200
+    assert "list_tools" in answered.text
     assert (health.status_code, version.status_code) == (200, 200)
     assert "access token made in ~/.mnemosyne/token; 'mymcp token' prints it" in log
     assert "access token required on /mcp (Authorization: Bearer)" in log

@@ -23,7 +23,6 @@ from mymcp import jsonvalue
 from mymcp.mcp import jsonrpc
 
 STRUCTURED_CONTENT = "structuredContent"
-_ENVELOPES = (("jsonrpc", "id", "result"), ("jsonrpc", "id", "error"))
 
 
 class Fixed(dict[str, Any]):
@@ -84,10 +83,8 @@ def _without_structured(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode(envelope: Mapping[str, Any]) -> bytes:
-    """The bytes of ``envelope``; raises ``ValueError``, ``TypeError`` or ``RecursionError``
-    when JSON cannot hold it."""
-    if tuple(envelope) not in _ENVELOPES or envelope["jsonrpc"] != "2.0":
-        return _plain(envelope)
+    """The bytes of ``envelope`` (as ``jsonrpc.result`` or ``jsonrpc.error`` builds it);
+    raises ``ValueError``, ``TypeError`` or ``RecursionError`` when JSON cannot hold it."""
     key = "result" if "result" in envelope else "error"
     request_id, payload = envelope["id"], envelope[key]
     head = jsonvalue.encode(request_id, ensure_ascii=False)
@@ -139,10 +136,3 @@ def _member(value: Any, ascii_only: bool) -> str:
     if type(value) is _Structured and (ascii_only or "\\u" not in value.text):
         return value.text
     return jsonvalue.encode(value, ensure_ascii=ascii_only)
-
-
-def _plain(envelope: Mapping[str, Any]) -> bytes:
-    try:
-        return jsonvalue.encode(envelope, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        return jsonvalue.encode(envelope).encode("ascii")

@@ -54,24 +54,14 @@ UNSUPPORTED_HEADER = ProtocolError(
 )
 LINE_TOO_LARGE = ProtocolError(jsonrpc.INVALID_REQUEST, 413, 413, "Message too large")  # stdio
 
-# Errors of a dispatched message, told apart by their code.
-INVALID_REQUEST = ProtocolError(jsonrpc.INVALID_REQUEST, 200, 400)
-METHOD_NOT_FOUND = ProtocolError(jsonrpc.METHOD_NOT_FOUND, 200, 404)
-INVALID_PARAMS = ProtocolError(jsonrpc.INVALID_PARAMS, 200, 400)
-INTERNAL_ERROR = ProtocolError(jsonrpc.INTERNAL_ERROR, 200, 200)
-HEADER_MISMATCH = ProtocolError(jsonrpc.HEADER_MISMATCH, 400, 400)
-UNSUPPORTED_VERSION = ProtocolError(jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, 400, 400)
-
-_DISPATCHED = {
-    row.code: row
-    for row in (
-        INVALID_REQUEST,
-        METHOD_NOT_FOUND,
-        INVALID_PARAMS,
-        INTERNAL_ERROR,
-        HEADER_MISMATCH,
-        UNSUPPORTED_VERSION,
-    )
+# Errors of a dispatched message, by code: (handshake-era status, 2026-07-28 status).
+_DISPATCHED: dict[object, tuple[int, int]] = {
+    jsonrpc.INVALID_REQUEST: (200, 400),
+    jsonrpc.METHOD_NOT_FOUND: (200, 404),
+    jsonrpc.INVALID_PARAMS: (200, 400),
+    jsonrpc.INTERNAL_ERROR: (200, 200),
+    jsonrpc.HEADER_MISMATCH: (400, 400),
+    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION: (400, 400),
 }
 
 
@@ -80,6 +70,5 @@ def http_status(era: Era, envelope: dict[str, Any]) -> int:
     error = envelope.get("error")
     if not isinstance(error, dict):
         return 200
-    code = error.get("code")
-    row = _DISPATCHED.get(code) if isinstance(code, int) else None
-    return row.status(era) if row is not None else 200
+    statuses = _DISPATCHED.get(error.get("code"), (200, 200))
+    return statuses[era is Era.MODERN]

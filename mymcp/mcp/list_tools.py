@@ -7,7 +7,7 @@ from typing import Any
 
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.tool_registry import ToolRegistration, tool_annotations
+from mymcp.mcp.tool_registry import ToolRegistration
 
 NAME = "list_tools"
 
@@ -16,9 +16,12 @@ DEFINITION: JsonObject = {
     "title": "List tools",
     "description": "Returns the list of tools exposed by this MCP server.",
     "inputSchema": {"type": "object", "properties": {}},
-    "annotations": tool_annotations(
-        read_only=True, destructive=False, idempotent=True, open_world=False
-    ),
+    "annotations": {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
 }
 
 

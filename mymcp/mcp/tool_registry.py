@@ -16,18 +16,6 @@ from mymcp.mcp.tool_arguments import tool_arguments
 ToolHandler = Callable[[JsonObject], JsonObject]
 
 
-def tool_annotations(
-    *, read_only: bool, destructive: bool, idempotent: bool, open_world: bool
-) -> dict[str, bool]:
-    """The MCP behaviour hints of a Tool (its ``annotations``)."""
-    return {
-        "readOnlyHint": read_only,
-        "destructiveHint": destructive,
-        "idempotentHint": idempotent,
-        "openWorldHint": open_world,
-    }
-
-
 @dataclass(frozen=True)
 class ToolRegistration:
     """An MCP Tool definition paired with the callable that answers it."""

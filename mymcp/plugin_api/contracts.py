@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp.tool_registry import ToolHandler, tool_annotations
+from mymcp.mcp.tool_registry import ToolHandler
 
 __all__ = [
     "ActivatedTool",
@@ -154,12 +154,12 @@ class ToolEffects:
 
     def annotations(self) -> dict[str, bool]:
         """The MCP Tool annotations (behaviour hints) these effects imply."""
-        return tool_annotations(
-            read_only=self.read_only,
-            destructive=self.destructive,
-            idempotent=self.idempotent,
-            open_world=self.open_world,
-        )
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI
@@ -57,9 +57,9 @@ ALLOWED_ORIGINS_VARIABLE = "MYMCP_ALLOWED_ORIGINS"
 RouterFactory = Callable[[Any], APIRouter]
 
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-# Longer than any token file may hold, with room for the scheme.
-_MAX_AUTHORIZATION_BYTES = 512
+_MAX_AUTHORIZATION_BYTES = 512  # longer than any token file may hold, with the scheme
 _AMBIGUOUS = b"ambiguous"  # a repeated Authorization: no Bearer credential, never matches
+_JSON = (b"content-type", b"application/json")
 
 _logger = logging.getLogger("mcp")
 
@@ -78,21 +78,16 @@ def create_app(
     from what the app lends it; apps built from different runtimes share nothing but the
     process's worker threads, unless handed ``workers`` of their own."""
     endpoint = McpEndpoint(runtime, workers or shared_workers())
-    app = _McpApp(
-        endpoint,
-        security or HttpSecurity(),
-        title=settings.APP_TITLE,
-        docs_url=None,
-        redoc_url=None,
-        openapi_url=None,
-        **_without_telemetry(),
-    )
+    # FastAPI's documentation pages are off, and so is its OpenTelemetry on the versions
+    # that have it: a local memory server reports nothing, and checking cost every request.
+    off = ("tracing", "metrics", "logs", "operation_spans", "auto_configure")
+    telemetry = "telemetry" in inspect.signature(FastAPI.__init__).parameters
+    options = {"telemetry": dict.fromkeys(off, False)} if telemetry else {}
+    app = _McpApp(endpoint, security or HttpSecurity(), title=settings.APP_TITLE, **options)
     mcp = APIRouter()  # the endpoint is served as the ASGI app it is; other methods get 405
     mcp.add_route(PATH, cast(Any, endpoint), methods=["POST"])
-    app.include_router(mcp)
-    app.include_router(_router)
-    for factory in routers:
-        app.include_router(factory(_PageHost(runtime)))
+    for router in (mcp, _router, *(factory(_PageHost(runtime)) for factory in routers)):
+        app.include_router(router)
     return app
 
 
@@ -117,13 +112,12 @@ class _PageHost:
 
 
 class _McpApp(FastAPI):
-    """FastAPI behind a front: the Host, Origin and token checks, and the fast path for
-    ``POST /mcp``."""
+    """FastAPI behind a front: the Host, Origin and token checks for every request, and the
+    fast path for ``POST /mcp``."""
 
     def __init__(self, endpoint: McpEndpoint, security: HttpSecurity, **options: Any):
-        super().__init__(**options)
-        self._mcp_endpoint = endpoint
-        self._security = security
+        super().__init__(docs_url=None, redoc_url=None, openapi_url=None, **options)
+        self._mcp_endpoint, self._security = endpoint, security
 
     def build_middleware_stack(self) -> ASGIApp:
         stack = super().build_middleware_stack()
@@ -135,22 +129,13 @@ class _McpApp(FastAPI):
             headers = read_headers(scope["headers"])
             refused = security.refusal(headers, scope)
             if refused is not None:
-                await _send(send, refused[0], refused[1], refused[2])
+                await _send(send, *refused)
             elif scope["path"] == PATH and scope["method"] == "POST" and not scope.get("root_path"):
                 await endpoint.serve(headers, receive, send)
             else:
                 await stack(scope, receive, send)
 
         return front
-
-
-def _without_telemetry() -> dict[str, Any]:
-    """Turn off FastAPI's built-in OpenTelemetry, on the versions that have it: a local memory
-    server reports nothing about its requests, and checking for it cost every request."""
-    if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
-        return {}
-    switches = ("tracing", "metrics", "logs", "operation_spans", "auto_configure")
-    return {"telemetry": dict.fromkeys(switches, False)}
 
 
 _router = APIRouter()
@@ -183,14 +168,10 @@ def _length(body: bytes) -> tuple[bytes, bytes]:
     return (b"content-length", str(len(body)).encode("ascii"))
 
 
-_JSON = (b"content-type", b"application/json")
-
-
 # --- the request's headers, in one pass ------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RequestHeaders:
+class RequestHeaders(NamedTuple):
     """What the app reads of a request's headers: ``Host`` and ``Origin`` (the last of each
     counts), ``Authorization`` (a repeated one counts as none that matches), the declared
     body length and the MCP metadata headers (the first of each counts)."""
@@ -202,16 +183,14 @@ class RequestHeaders:
     metadata: HttpHeaders = HttpHeaders()
 
 
-_HOST, _ORIGIN, _AUTHORIZATION, _LENGTH = range(4)
+# Where each header read goes: Host, Origin, Authorization, the length, then the metadata
+# headers in the order HttpHeaders holds them.
 _WANTED = {
-    b"host": _HOST,
-    b"origin": _ORIGIN,
-    b"authorization": _AUTHORIZATION,
-    b"content-length": _LENGTH,
-    # The metadata headers, in the order HttpHeaders holds them.
-    b"mcp-protocol-version": 4,
-    b"mcp-method": 5,
-    b"mcp-name": 6,
+    name: slot
+    for slot, name in enumerate(
+        (b"host", b"origin", b"authorization", b"content-length")
+        + (b"mcp-protocol-version", b"mcp-method", b"mcp-name")
+    )
 }
 _NONE = RequestHeaders()
 
@@ -224,27 +203,24 @@ def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> RequestHeaders:
         if slot is None:
             continue
         found = found or [None, None, None, None, [], [], []]
-        if slot > _LENGTH:
+        if slot > 3:  # a metadata header: each value, to tell a repeated one
             found[slot].append(value)
-        elif slot == _AUTHORIZATION:
+        elif slot == 2:  # Authorization
             found[slot] = _AMBIGUOUS if found[slot] is not None else value
-        elif slot != _LENGTH or found[slot] is None:
+        elif slot != 3 or found[slot] is None:
             found[slot] = value
     if found is None:
         return _NONE
-    host, origin, authorization, length, *metadata = found
+    host, origin, authorization, length, *sent = found
+    version, method, name = (values[0].decode("latin-1") if values else None for values in sent)
+    repeated = any(len(values) > 1 for values in sent)
     return RequestHeaders(
         None if host is None else host.decode("latin-1"),
         None if origin is None else origin.decode("latin-1"),
         authorization,
         length,
-        _metadata(metadata) if any(metadata) else _NONE.metadata,
+        HttpHeaders(version, method, name, repeated) if any(sent) else _NONE.metadata,
     )
-
-
-def _metadata(found: list[list[bytes]]) -> HttpHeaders:
-    version, method, name = (values[0].decode("latin-1") if values else None for values in found)
-    return HttpHeaders(version, method, name, any(len(values) > 1 for values in found))
 
 
 # --- POST /mcp -----------------------------------------------------------------------------
@@ -267,10 +243,9 @@ class McpEndpoint:
         await _send(send, status, body, [_length(body), _JSON] if body else [_length(body)])
 
     async def _answer(self, headers: RequestHeaders, receive: Receive) -> Answer:
-        try:
-            message = await _read_message(receive, headers.length)
-        except _Refused as refused:
-            return self.session.unreadable(refused.row, headers.metadata)
+        message = await _read_message(receive, headers.length)
+        if isinstance(message, errors.ProtocolError):
+            return self.session.unreadable(message, headers.metadata)
         handled = self.session.handle(message, headers.metadata)
         if isinstance(handled, tuple):
             return handled
@@ -281,35 +256,28 @@ class McpEndpoint:
         return answer
 
 
-class _Refused(Exception):
-    def __init__(self, row: errors.ProtocolError) -> None:
-        self.row = row
-
-
 async def _read_message(receive: Receive, declared: bytes | None) -> Any:
-    """The decoded body; raises :class:`_Refused` when it is too large, cut off or not JSON."""
+    """The decoded body, or the refusal's row when it is too large, cut off or not JSON."""
     if declared is not None and declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
-        raise _Refused(errors.TOO_LARGE)
+        return errors.TOO_LARGE
     chunks: list[bytes] = []
-    size = 0
-    while True:
+    size, more = 0, True
+    while more:
         try:
             message = await receive()
         except ClientDisconnect:  # as Starlette's own wrappers of receive report it
-            raise _Refused(errors.PARSE) from None
+            return errors.PARSE
         if message["type"] == "http.disconnect":  # gone before the body was complete
-            raise _Refused(errors.PARSE)
-        chunk = message.get("body", b"")
-        size += len(chunk)
+            return errors.PARSE
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
         if size > MAX_MESSAGE_BYTES:
-            raise _Refused(errors.TOO_LARGE)
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            break
+            return errors.TOO_LARGE
+        more = message.get("more_body", False)
     try:
         return jsonrpc.decode_body(chunks[0] if len(chunks) == 1 else b"".join(chunks))
     except jsonrpc.ParseError:
-        raise _Refused(errors.PARSE) from None
+        return errors.PARSE
 
 
 # --- Host, Origin and the token --------------------------------------------------------------
@@ -339,12 +307,13 @@ class HttpSecurity:
         )
 
     def host_allowed(self, host: str) -> bool:
-        name = _host_name(host)
-        return (
-            name in _LOOPBACK_NAMES
-            or name in self.allowed_hosts
-            or host.lower() in self.allowed_hosts
-        )
+        name = host.strip().lower()
+        if name.startswith("["):
+            name = name[1 : name.find("]")] if "]" in name else name
+        elif name.count(":") == 1:
+            name = name.rsplit(":", 1)[0]
+        allowed = self.allowed_hosts
+        return name in _LOOPBACK_NAMES or name in allowed or host.lower() in allowed
 
     def origin_allowed(self, origin: str) -> bool:
         if origin.lower() in self.allowed_origins:
@@ -397,11 +366,17 @@ def _bearer_matches(authorization: bytes | None, token: str) -> bool:
     if authorization is None or len(authorization) > _MAX_AUTHORIZATION_BYTES:
         return False
     scheme, _, credential = authorization.partition(b" ")
-    if scheme.lower() != b"bearer":
-        return False
-    return access_token.token_matches(credential.strip(b" \t"), token)
+    return scheme.lower() == b"bearer" and access_token.token_matches(
+        credential.strip(b" \t"), token
+    )
 
 
+def _split(value: str) -> frozenset[str]:
+    return frozenset(item.strip().lower() for item in value.split(",") if item.strip())
+
+
+# Each refusal names the header and the setting that would allow it, never the value sent;
+# a missing or wrong token gets the same fixed answer, which says nothing more.
 _Refusal = tuple[int, bytes, list[tuple[bytes, bytes]]]
 
 
@@ -410,9 +385,9 @@ def _refusal(status: int, body: bytes, *extra: tuple[bytes, bytes]) -> _Refusal:
 
 
 def _header_refusal(status: int, detail: str, header: str, hint: str) -> _Refusal:
-    # Names the header and the setting that would allow it, never the value sent.
-    body = {"detail": detail, "header": header, "hint": hint}
-    return _refusal(status, jsonvalue.encode(body).encode())
+    return _refusal(
+        status, jsonvalue.encode({"detail": detail, "header": header, "hint": hint}).encode()
+    )
 
 
 _HOST_REFUSED = _header_refusal(
@@ -427,20 +402,8 @@ _ORIGIN_REFUSED = _header_refusal(
     "Origin",
     f"only loopback origins are served; allow another with {ALLOWED_ORIGINS_VARIABLE}",
 )
-# A missing or wrong token gets the same fixed answer, which says nothing more.
 _UNAUTHORIZED = _refusal(
     errors.UNAUTHORIZED.handshake_status,
     refusal(errors.UNAUTHORIZED, Era.HANDSHAKE)[0],
     (b"www-authenticate", b"Bearer"),
 )
-
-
-def _host_name(host: str) -> str:
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-def _split(value: str) -> frozenset[str]:
-    return frozenset(item.strip().lower() for item in value.split(",") if item.strip())

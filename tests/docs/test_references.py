@@ -19,7 +19,7 @@ from mymcp import cli, settings
 from mymcp.plugins.mnemosyne.memory import errors, lifecycle, remember, revise
 from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
-from mymcp.transports import http as security
+from mymcp.transports import http
 from tests.docs.markdown import DOCUMENTS, ROOT, anchors, blocks, prose
 from tests.helpers import McpClient
 
@@ -73,8 +73,8 @@ def test_every_variable_the_code_reads_is_documented_in_the_readme() -> None:
     variables |= {
         configuration.ROOT_VARIABLE,
         configuration.LIMIT_VARIABLE,
-        security.ALLOWED_HOSTS_VARIABLE,
-        security.ALLOWED_ORIGINS_VARIABLE,
+        http.ALLOWED_HOSTS_VARIABLE,
+        http.ALLOWED_ORIGINS_VARIABLE,
     }
     readme = _text(ROOT / "README.md")
 

@@ -27,10 +27,9 @@ from mymcp.plugin_api import (
     PluginId,
     PluginVersion,
 )
-from mymcp.plugins.mnemosyne import configuration
-from mymcp.plugins.mnemosyne import plugin as mnemosyne
+from mymcp.plugins.mnemosyne import configuration, plugin
 from tests.helpers import McpClient, snapshot_tree, tool_names
-from tests.plugin.samples import MNEMOSYNE_CAPABILITIES, capability
+from tests.plugin_api.samples import MNEMOSYNE_CAPABILITIES, capability
 from tests.surface import GATE_OF, READ_TOOLS, TOOL_ORDER
 
 # The contract's Tool order, typed here once: every other test reads tests/surface.py.
@@ -232,7 +231,7 @@ def test_a_failing_adapter_definition_stops_before_the_settings(
     def broken() -> Any:
         raise error
 
-    monkeypatch.setattr(mnemosyne, "mnemosyne_plugin_definition", broken)
+    monkeypatch.setattr(plugin, "mnemosyne_plugin_definition", broken)
     _poison_settings(monkeypatch, hermetic_home)
     with pytest.raises(RuntimeError) as caught:
         bootstrap.build_production_runtime()
@@ -243,7 +242,7 @@ def test_a_failing_adapter_definition_stops_before_the_settings(
 # --- parity between manifest, definition and contribution ------------------------------------
 
 
-_ADAPTER_DEFINITION = mnemosyne.mnemosyne_plugin_definition
+_ADAPTER_DEFINITION = plugin.mnemosyne_plugin_definition
 
 
 def _retitled_definition() -> Any:
@@ -253,7 +252,7 @@ def _retitled_definition() -> Any:
 def test_a_definition_that_differs_from_the_manifest_fails_the_build(
     settings_reads: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mnemosyne, "mnemosyne_plugin_definition", _retitled_definition)
+    monkeypatch.setattr(plugin, "mnemosyne_plugin_definition", _retitled_definition)
     generation = GenerationFactory()
     with pytest.raises(PluginContractError) as caught:
         bootstrap.build_production_runtime(generation_factory=generation)
@@ -267,7 +266,7 @@ def test_a_definition_that_differs_from_the_manifest_fails_the_build(
 def test_settings_are_resolved_before_the_parity_check(
     settings_reads: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mnemosyne, "mnemosyne_plugin_definition", _retitled_definition)
+    monkeypatch.setattr(plugin, "mnemosyne_plugin_definition", _retitled_definition)
     monkeypatch.setenv(GATE_OF["forget"], "on")
     with pytest.raises(ValueError) as caught:
         bootstrap.build_production_runtime()
@@ -279,7 +278,7 @@ def test_settings_are_resolved_before_the_parity_check(
 def test_a_contribution_that_disagrees_with_the_definition_fails_the_build(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = mnemosyne.mnemosyne_contribution
+    original = plugin.mnemosyne_contribution
 
     def reversed_contribution() -> Any:
         contribution = original()
@@ -287,7 +286,7 @@ def test_a_contribution_that_disagrees_with_the_definition_fails_the_build(
             contribution.plugin_id, contribution.version, tuple(reversed(contribution.tools))
         )
 
-    monkeypatch.setattr(mnemosyne, "mnemosyne_contribution", reversed_contribution)
+    monkeypatch.setattr(plugin, "mnemosyne_contribution", reversed_contribution)
     generation = GenerationFactory()
     with pytest.raises(PluginContractError) as caught:
         bootstrap.build_production_runtime(generation_factory=generation)

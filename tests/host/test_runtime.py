@@ -20,7 +20,7 @@ from mymcp.plugin_api import (
     PublicToolBinding,
 )
 from tests.helpers import tool_names
-from tests.plugin.samples import READ, capability, mnemosyne_contribution
+from tests.plugin_api.samples import READ, capability, mnemosyne_contribution
 
 DEFAULT_GENERATION = re.compile(r"generation_[0-9a-f]{32}")
 MAPPINGS = ("origins", "effects", "consent", "bindings")

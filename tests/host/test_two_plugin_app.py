@@ -18,7 +18,7 @@ from mymcp.plugin_api import (
     PluginVersion,
     PublicToolBinding,
 )
-from tests.plugin.samples import READ, WRITE, capability, tool_definition
+from tests.plugin_api.samples import READ, WRITE, capability, tool_definition
 
 
 def _tool(local_id: str, plugin: str, reply: str, effects: Any = READ) -> ActivatedTool:

@@ -1,4 +1,5 @@
-"""Schema-aware argument normalization (one extra JSON layer undone, guided by the schema)."""
+"""What the host does to a Tool call's arguments: client control arguments dropped, then one
+extra JSON layer undone, guided by the schema."""
 
 from __future__ import annotations
 
@@ -10,8 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.mcp.tool_arguments import normalize_tool_arguments
-from tests.synthetic_host import SyntheticHost
+from mymcp.mcp.tool_arguments import (
+    CLIENT_CONTROL_ARGUMENTS,
+    normalize_tool_arguments,
+    without_control_arguments,
+)
+from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
+from tests.synthetic_host import SyntheticHost, tool_definition
 
 
 def at(schema: Any, value: Any) -> Any:
@@ -582,3 +588,49 @@ def test_non_finite_strings_reach_the_handler_as_strings(host: SyntheticHost) ->
 
     assert response.status_code == 200
     assert response.json()["result"]["received"] == {"ratio": "NaN", "count": "Infinity"}
+
+
+# --- client control arguments: dropped before a Tool sees its arguments, and only those ---
+
+
+SCHEMA: dict[str, Any] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+
+
+def test_the_list_holds_gemini_clis_switch() -> None:
+    assert list(CLIENT_CONTROL_ARGUMENTS) == ["wait_for_previous"]
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_wait_for_previous_is_dropped(value: bool) -> None:
+    arguments = {"n": 1, "wait_for_previous": value}
+    assert without_control_arguments(arguments, SCHEMA) == {"n": 1}
+    assert arguments == {"n": 1, "wait_for_previous": value}
+
+
+@pytest.mark.parametrize("value", ["true", 1, 0, None, [], {}])
+def test_a_value_of_another_type_is_kept_for_the_tool_to_judge(value: Any) -> None:
+    arguments = {"n": 1, "wait_for_previous": value}
+    assert without_control_arguments(arguments, SCHEMA) == arguments
+
+
+def test_a_tool_that_declares_the_name_keeps_it() -> None:
+    schema = {"type": "object", "properties": {"wait_for_previous": {"type": "boolean"}}}
+    arguments = {"wait_for_previous": True}
+    assert without_control_arguments(arguments, schema) == arguments
+
+
+def test_arguments_without_one_are_passed_as_they_are() -> None:
+    arguments = {"n": 1, "waitForPrevious": True}
+    assert without_control_arguments(arguments, SCHEMA) is arguments
+
+
+def test_call_tool_drops_it_before_normalizing() -> None:
+    received: list[dict[str, Any]] = []
+
+    def handler(arguments: dict[str, Any]) -> Any:
+        received.append(arguments)
+        return {"content": []}
+
+    registry = ToolRegistry([ToolRegistration(tool_definition("echo", SCHEMA), handler)])
+    registry.call_tool("echo", {"wait_for_previous": False, "n": "2"})
+    assert received == [{"n": 2}]

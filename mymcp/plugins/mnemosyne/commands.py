@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["add_commands"]
@@ -17,14 +18,14 @@ __all__ = ["add_commands"]
 
 def add_commands(commands: Any) -> None:
     """Add ``export``, ``import`` and ``explain`` to ``commands`` (argparse's sub-parsers)."""
-    export = commands.add_parser(
+    export = _command(
+        commands,
         "export",
-        help="write the whole notebook (or some scopes) to one file; changes nothing",
-        description=(
-            "Write every valid record of the memory root (version 1 and 2, archived ones "
-            "too) with its place, and every file recall and list skip, to one document: "
-            "standard output, or FILE (mode 0600). Works while a server runs."
-        ),
+        _export,
+        "write the whole notebook (or some scopes) to one file; changes nothing",
+        "Write every valid record of the memory root (version 1 and 2, archived ones too) with "
+        "its place, and every file recall and list skip, to one document: standard output, or "
+        "FILE (mode 0600). Works while a server runs.",
     )
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
     export.add_argument(
@@ -36,31 +37,29 @@ def add_commands(commands: Any) -> None:
         default="json",
         help="json (the default) can be imported again; markdown is for reading",
     )
-    export.set_defaults(run=_export)
-    imports = commands.add_parser(
+    imports = _command(
+        commands,
         "import",
-        help="say what importing FILE would do; with --apply, import it",
-        description=(
-            "Read a MyMCP export (--format mymcp, the default) or the official memory "
-            "server's memory.jsonl (--format server-memory) and say, record by record, what "
-            "would be created, what is already there, what the content policy refuses and "
-            "what is invalid. Nothing is written without --apply. Safe while a server runs."
-        ),
+        _import,
+        "say what importing FILE would do; with --apply, import it",
+        "Read a MyMCP export (--format mymcp, the default) or the official memory server's "
+        "memory.jsonl (--format server-memory) and say, record by record, what would be "
+        "created, what is already there, what the content policy refuses and what is invalid. "
+        "Nothing is written without --apply. Safe while a server runs.",
     )
     imports.add_argument("file", metavar="FILE", help="the file to import; - for standard input")
     imports.add_argument(
         "--format", choices=("mymcp", "server-memory"), default="mymcp", help="what FILE holds"
     )
     imports.add_argument("--apply", action="store_true", help="write the records")
-    imports.set_defaults(run=_import)
-    explain = commands.add_parser(
+    explain = _command(
+        commands,
         "explain",
-        help="say whether the content policy would refuse the text on standard input, and why",
-        description=(
-            "Read a text from standard input and say whether Mnemosyne would refuse it as a "
-            "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the "
-            "rule that decided. Never repeats the text; exits 0 when stored, 1 when refused."
-        ),
+        _explain,
+        "say whether the content policy would refuse the text on standard input, and why",
+        "Read a text from standard input and say whether Mnemosyne would refuse it as a "
+        "memory: 'stored', or 'refused' with the reason a Tool reports and the id of the rule "
+        "that decided. Never repeats the text; exits 0 when stored, 1 when refused.",
     )
     explain.add_argument(
         "--notebook",
@@ -68,31 +67,28 @@ def add_commands(commands: Any) -> None:
         help="instead, list the stored records the policy would refuse today (path, field, "
         "rule; never the value); exits 1 when there are any. Changes nothing",
     )
-    explain.set_defaults(run=_explain)
+
+
+def _command(
+    commands: Any, name: str, run: Callable[[argparse.Namespace], int], summary: str, text: str
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=summary, description=text)
+    parser.set_defaults(run=run)
+    return parser
 
 
 def _export(options: argparse.Namespace) -> int:
     from mymcp.plugins.mnemosyne.transfer import command
 
-    return command.export_notebook(
-        output=options.output,
-        scopes=options.scope,
-        format=options.format,
-        out=sys.stdout,
-        err=sys.stderr,
-    )
+    chosen = {"output": options.output, "scopes": options.scope, "format": options.format}
+    return command.export_notebook(**chosen, out=sys.stdout, err=sys.stderr)
 
 
 def _import(options: argparse.Namespace) -> int:
     from mymcp.plugins.mnemosyne.transfer import command
 
-    return command.import_notebook(
-        source=options.file,
-        format=options.format,
-        apply=options.apply,
-        out=sys.stdout,
-        err=sys.stderr,
-    )
+    chosen = {"source": options.file, "format": options.format, "apply": options.apply}
+    return command.import_notebook(**chosen, out=sys.stdout, err=sys.stderr)
 
 
 def _explain(options: argparse.Namespace) -> int:

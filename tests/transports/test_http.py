@@ -111,7 +111,7 @@ def test_a_supported_protocol_version_header_is_accepted(host: SyntheticHost, ve
     assert response.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
 
 
-# 2026-07-28 is served since issue 14: tests/routes/test_modern_http.py.
+# 2026-07-28 is served since issue 14: tests/transports/test_http_modern.py.
 @pytest.mark.parametrize("version", ["2024-01-01", "garbage", "", " 2025-06-18", "1"])
 def test_an_unsupported_protocol_version_header_is_a_bad_request(
     host: SyntheticHost, version: str

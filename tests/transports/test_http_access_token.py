@@ -16,8 +16,7 @@ from starlette.testclient import TestClient
 from mymcp import access_token
 from mymcp.app import create_app, create_production_app
 from mymcp.transports.http import HttpSecurity
-from tests.modern import headers as modern_headers
-from tests.modern import request as modern_request
+from tests import modern
 from tests.synthetic_host import BASE_URL, SyntheticHost, build_host, synthetic_runtime
 
 TOKEN = "Zq3" + "x7-_" * 10
@@ -194,17 +193,17 @@ def test_the_setting_guards_both_eras_of_the_production_app(
     client = production()
     token = access_token.read_token(hermetic_home)
     assert token is not None
-    listing = modern_request("tools/list")
-    modern = modern_headers(listing)
+    listing = modern.request("tools/list")
+    headers = modern.headers(listing)
 
     _assert_refused(client.post("/mcp", json=HANDSHAKE))
-    _assert_refused(client.post("/mcp", json=listing, headers=modern))
+    _assert_refused(client.post("/mcp", json=listing, headers=headers))
     _assert_refused(client.post("/mcp", json=HANDSHAKE, headers=_bearer()))
 
     handshake = client.post("/mcp", json=HANDSHAKE, headers=_bearer(token))
     assert handshake.status_code == 200
     assert handshake.json()["result"]["serverInfo"]["name"] == "mymcp"
-    answer = client.post("/mcp", json=listing, headers={**modern, **_bearer(token)})
+    answer = client.post("/mcp", json=listing, headers={**headers, **_bearer(token)})
     assert answer.status_code == 200
     assert [tool["name"] for tool in answer.json()["result"]["tools"]][0] == "list_tools"
 

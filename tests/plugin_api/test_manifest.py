@@ -20,7 +20,12 @@ from mymcp.plugin_api import (
     parse_manifest_bytes,
     parse_manifest_mapping,
 )
-from tests.plugin.samples import capability_entry, encode, mnemosyne_definition, mnemosyne_manifest
+from tests.plugin_api.samples import (
+    capability_entry,
+    encode,
+    mnemosyne_definition,
+    mnemosyne_manifest,
+)
 
 Code = PluginContractErrorCode
 Mutation = Callable[[dict[str, Any]], None]

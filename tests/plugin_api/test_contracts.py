@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import mymcp.plugin_api as plugin_package
+import mymcp.plugin_api
 from mymcp.plugin_api import composition, contracts, definition, manifest, pages
 from mymcp.plugin_api.contracts import (
     ActivatedTool,
@@ -24,7 +24,7 @@ from mymcp.plugin_api.contracts import (
     QualifiedCapabilityId,
     ToolEffects,
 )
-from tests.plugin.samples import READ, activated, capability, echo_handler, tool_definition
+from tests.plugin_api.samples import READ, activated, capability, echo_handler, tool_definition
 
 
 @pytest.mark.parametrize("value", ["my-plugin", "a", "mnemosyne", "a1-b2-c3", "x" * 64])
@@ -300,6 +300,6 @@ def test_package_reexports_the_public_names_of_its_modules() -> None:
     names = set().union(
         *(set(module.__all__) for module in (contracts, definition, manifest, composition, pages))
     )
-    assert set(plugin_package.__all__) == names
+    assert set(mymcp.plugin_api.__all__) == names
     for name in names:
-        assert getattr(plugin_package, name) is not None
+        assert getattr(mymcp.plugin_api, name) is not None

@@ -19,7 +19,7 @@ from mymcp.plugin_api import (
     PluginVersion,
     validate_plugin_contract,
 )
-from tests.plugin.samples import (
+from tests.plugin_api.samples import (
     DESTROY,
     MNEMOSYNE_ID,
     MNEMOSYNE_VERSION,

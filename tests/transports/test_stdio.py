@@ -1,7 +1,7 @@
 """MCP over stdio: framing, ordering, cancellation and the revision rule, in process.
 
 ``mymcp.stdio`` serves a synthetic runtime over a pair of pipes here, so the tests can hold
-a Tool call open and watch the reader carry on. ``tests/test_stdio_command.py`` runs the
+a Tool call open and watch the reader carry on. ``tests/transports/test_stdio_command.py`` runs the
 real ``mymcp stdio`` command.
 """
 
@@ -18,8 +18,8 @@ from mymcp.mcp import encoding
 from mymcp.mcp.session import MAX_MESSAGE_BYTES
 from mymcp.transports import stdio
 from tests import modern
-from tests.stdio_session import TIMEOUT, Session
 from tests.synthetic_host import MARKER
+from tests.transports.stdio_session import TIMEOUT, Session
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import pytest
 
 from mymcp.mcp.instructions import INSTRUCTIONS
 from tests import modern
-from tests.stdio_session import TIMEOUT, Session
 from tests.synthetic_host import MARKER
+from tests.transports.stdio_session import TIMEOUT, Session
 
 
 @pytest.fixture

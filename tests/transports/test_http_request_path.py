@@ -2,7 +2,8 @@
 
 A Tool call reads and writes files and runs on a worker thread; everything else
 (``initialize``, ``ping``, ``tools/list``, ``server/discover``, notifications and every
-protocol error) is answered without one. ``tests/test_stdio.py`` checks the same over stdio.
+protocol error) is answered without one. ``tests/transports/test_stdio.py`` checks the same
+over stdio.
 """
 
 from __future__ import annotations

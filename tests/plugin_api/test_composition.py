@@ -9,27 +9,28 @@ from typing import Any
 import pytest
 
 from mymcp.mcp.tool_registry import ToolRegistration
-from mymcp.plugin_api import (
-    ActivatedTool,
+from mymcp.plugin_api import contracts
+from mymcp.plugin_api.composition import (
     ComposedToolSurface,
-    ConsentRequirement,
     HostToolOrigin,
-    PluginContribution,
-    PluginId,
-    PluginVersion,
-    PublicToolBinding,
-    ToolEffects,
     compose_tool_surface,
 )
 from tests.helpers import tool_names
-from tests.plugin.samples import READ, WRITE, activated, capability, echo_handler, tool_definition
+from tests.plugin_api.samples import (
+    READ,
+    WRITE,
+    activated,
+    capability,
+    echo_handler,
+    tool_definition,
+)
 
 LIST_TOOLS = {
     "name": "list_tools",
     "description": "Lists the Tools.",
     "inputSchema": {"type": "object", "properties": {}},
 }
-OPEN = ToolEffects(read_only=False, destructive=False, idempotent=False, open_world=True)
+OPEN = contracts.ToolEffects(read_only=False, destructive=False, idempotent=False, open_world=True)
 
 
 class RecordingFactory:
@@ -44,31 +45,31 @@ class RecordingFactory:
         return ToolRegistration(LIST_TOOLS, lambda _arguments: {"names": names})
 
 
-def _alpha() -> PluginContribution:
-    return PluginContribution(
-        PluginId("alpha"),
-        PluginVersion("1.2.3"),
+def _alpha() -> contracts.PluginContribution:
+    return contracts.PluginContribution(
+        contracts.PluginId("alpha"),
+        contracts.PluginVersion("1.2.3"),
         (
-            activated("search", "alpha", READ, ConsentRequirement.NONE),
-            activated("store", "alpha", WRITE, ConsentRequirement.PER_CALL),
+            activated("search", "alpha", READ, contracts.ConsentRequirement.NONE),
+            activated("store", "alpha", WRITE, contracts.ConsentRequirement.PER_CALL),
         ),
     )
 
 
-def _beta() -> PluginContribution:
-    return PluginContribution(
-        PluginId("beta-tools"),
-        PluginVersion("0.0.1-rc.1"),
-        (activated("fetch", "beta-tools", OPEN, ConsentRequirement.PER_CALL),),
+def _beta() -> contracts.PluginContribution:
+    return contracts.PluginContribution(
+        contracts.PluginId("beta-tools"),
+        contracts.PluginVersion("0.0.1-rc.1"),
+        (activated("fetch", "beta-tools", OPEN, contracts.ConsentRequirement.PER_CALL),),
     )
 
 
-def _bindings() -> list[PublicToolBinding]:
+def _bindings() -> list[contracts.PublicToolBinding]:
     # Deliberately not in contribution order.
     return [
-        PublicToolBinding(capability("fetch", "beta-tools"), "beta.fetch"),
-        PublicToolBinding(capability("store", "alpha"), "alpha_store"),
-        PublicToolBinding(capability("search", "alpha"), "alpha-search"),
+        contracts.PublicToolBinding(capability("fetch", "beta-tools"), "beta.fetch"),
+        contracts.PublicToolBinding(capability("store", "alpha"), "alpha_store"),
+        contracts.PublicToolBinding(capability("search", "alpha"), "alpha-search"),
     ]
 
 
@@ -91,8 +92,8 @@ def test_tools_follow_contribution_order_behind_list_tools() -> None:
 
 def test_plugin_inventory_lists_contributions_in_order() -> None:
     assert _compose().plugin_inventory == (
-        (PluginId("alpha"), PluginVersion("1.2.3")),
-        (PluginId("beta-tools"), PluginVersion("0.0.1-rc.1")),
+        (contracts.PluginId("alpha"), contracts.PluginVersion("1.2.3")),
+        (contracts.PluginId("beta-tools"), contracts.PluginVersion("0.0.1-rc.1")),
     )
 
 
@@ -115,9 +116,9 @@ def test_metadata_is_keyed_by_qualified_capability() -> None:
     )
     assert dict(surface.effects) == {search: READ, store: WRITE, fetch: OPEN}
     assert dict(surface.consent) == {
-        search: ConsentRequirement.NONE,
-        store: ConsentRequirement.PER_CALL,
-        fetch: ConsentRequirement.PER_CALL,
+        search: contracts.ConsentRequirement.NONE,
+        store: contracts.ConsentRequirement.PER_CALL,
+        fetch: contracts.ConsentRequirement.PER_CALL,
     }
     assert list(surface.bindings.items()) == [
         (search, "alpha-search"),
@@ -144,11 +145,17 @@ def test_projection_renames_in_place_and_adds_annotations() -> None:
 
 def test_name_key_keeps_its_position() -> None:
     definition = {"description": "d", "name": "internal", "inputSchema": {"type": "object"}}
-    tool = ActivatedTool(
-        capability("search", "alpha"), definition, echo_handler, READ, ConsentRequirement.NONE
+    tool = contracts.ActivatedTool(
+        capability("search", "alpha"),
+        definition,
+        echo_handler,
+        READ,
+        contracts.ConsentRequirement.NONE,
     )
-    contribution = PluginContribution(PluginId("alpha"), PluginVersion("1.0.0"), (tool,))
-    binding = PublicToolBinding(capability("search", "alpha"), "find")
+    contribution = contracts.PluginContribution(
+        contracts.PluginId("alpha"), contracts.PluginVersion("1.0.0"), (tool,)
+    )
+    binding = contracts.PublicToolBinding(capability("search", "alpha"), "find")
     surface = compose_tool_surface([contribution], [binding], RecordingFactory())
     assert list(surface.registry.tools[1]) == ["description", "name", "inputSchema", "annotations"]
 
@@ -198,9 +205,13 @@ def test_empty_composition_serves_only_list_tools() -> None:
 
 
 def test_contribution_without_tools_still_appears_in_the_inventory() -> None:
-    empty = PluginContribution(PluginId("gamma"), PluginVersion("1.0.0"), ())
+    empty = contracts.PluginContribution(
+        contracts.PluginId("gamma"), contracts.PluginVersion("1.0.0"), ()
+    )
     surface = compose_tool_surface([empty], [], RecordingFactory())
-    assert surface.plugin_inventory == ((PluginId("gamma"), PluginVersion("1.0.0")),)
+    assert surface.plugin_inventory == (
+        (contracts.PluginId("gamma"), contracts.PluginVersion("1.0.0")),
+    )
 
 
 def test_generators_are_accepted_as_inputs() -> None:
@@ -239,12 +250,14 @@ def test_registry_tools_are_fresh_copies() -> None:
 # --- rejected compositions -------------------------------------------------------------------
 
 
-def _binding(local_id: str, name: str, plugin_id: str = "alpha") -> PublicToolBinding:
-    return PublicToolBinding(capability(local_id, plugin_id), name)
+def _binding(local_id: str, name: str, plugin_id: str = "alpha") -> contracts.PublicToolBinding:
+    return contracts.PublicToolBinding(capability(local_id, plugin_id), name)
 
 
-def _contribution(plugin_id: str, *tools: Any) -> PluginContribution:
-    return PluginContribution(PluginId(plugin_id), PluginVersion("1.0.0"), tools)
+def _contribution(plugin_id: str, *tools: Any) -> contracts.PluginContribution:
+    return contracts.PluginContribution(
+        contracts.PluginId(plugin_id), contracts.PluginVersion("1.0.0"), tools
+    )
 
 
 Case = tuple[Any, Any]
@@ -395,12 +408,12 @@ def test_host_factory_must_return_the_list_tools_registration(result: Any) -> No
 
 
 def test_registry_errors_propagate() -> None:
-    broken = ActivatedTool(
+    broken = contracts.ActivatedTool(
         capability("search", "alpha"),
         {"name": "search", "description": "no input schema"},
         echo_handler,
         READ,
-        ConsentRequirement.NONE,
+        contracts.ConsentRequirement.NONE,
     )
     with pytest.raises(ValueError, match="^invalid tool registration$"):
         compose_tool_surface(
