@@ -67,12 +67,13 @@ def test_every_documented_variable_exists_in_the_code(document: Path) -> None:
 
 
 def test_every_variable_the_code_reads_is_documented_in_the_readme() -> None:
-    from mymcp.plugins.mnemosyne import configuration
+    from mymcp.plugins.mnemosyne.configuration.gates import GATE_VARIABLES, LIMIT_VARIABLE
+    from mymcp.plugins.mnemosyne.configuration.memory_root import ROOT_VARIABLE
 
-    variables = {variable for variable, _ in configuration.GATE_VARIABLES}
+    variables = {variable for variable, _ in GATE_VARIABLES}
     variables |= {
-        configuration.ROOT_VARIABLE,
-        configuration.LIMIT_VARIABLE,
+        ROOT_VARIABLE,
+        LIMIT_VARIABLE,
         http.ALLOWED_HOSTS_VARIABLE,
         http.ALLOWED_ORIGINS_VARIABLE,
     }

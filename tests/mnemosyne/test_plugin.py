@@ -7,7 +7,7 @@ from importlib import resources
 
 from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.plugin_api import parse_manifest_bytes
-from mymcp.plugins.mnemosyne.configuration import MutationSettings
+from mymcp.plugins.mnemosyne.configuration.gates import MutationSettings
 from mymcp.plugins.mnemosyne.plugin import (
     build_mnemosyne_contribution,
     build_mnemosyne_registrations,
