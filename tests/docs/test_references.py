@@ -29,7 +29,7 @@ ENDPOINTS = {"/mcp", "/health", "/version"}
 # The methods of the handshake revisions and, since issue 14, server/discover of 2026-07-28.
 JSON_RPC_METHODS = {"initialize", "ping", "tools/list", "tools/call", "server/discover"}
 # Words of the form memory_<word> that are log fields, not Tools.
-NOT_TOOLS = {"memory_id", "memory_kind"}
+NOT_TOOLS = {"memory_id", "memory_kind", "memory_root"}
 
 _VARIABLE = re.compile(r"\b(?:MNEMOSYNE|MYMCP)_[A-Z0-9_]*[A-Z0-9]\b(?!\.md)")
 _TOOL = re.compile(r"\b(?:list_tools|memory_[a-z]+)\b")
