@@ -10,6 +10,7 @@ say their own (``mymcp explain`` exits 0 when the text would be stored, 1 when r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import ipaddress
 import os
@@ -158,16 +159,14 @@ def _add_address_options(
 def _loopback_host(value: str) -> str:
     if value.lower() == "localhost":
         return value
-    try:
+    with contextlib.suppress(ValueError):
         address = ipaddress.ip_address(value.removeprefix("[").removesuffix("]"))
-    except ValueError:
-        address = None
-    if address is None or not address.is_loopback:
-        raise argparse.ArgumentTypeError(
-            "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
-            "MyMCP serves only the person at this machine"
-        )
-    return str(address)
+        if address.is_loopback:
+            return str(address)
+    raise argparse.ArgumentTypeError(
+        "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
+        "MyMCP serves only the person at this machine"
+    )
 
 
 def _port(value: str) -> int:
