@@ -10,6 +10,7 @@ say their own (``mymcp explain`` exits 0 when the text would be stored, 1 when r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import ipaddress
 import os
@@ -93,10 +94,6 @@ def parse_dev_arguments(arguments: Sequence[str]) -> argparse.Namespace:
 _COMMANDS = {
     "serve": "Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C; the "
     "default command.",
-    "notebook": "Serve as 'serve' does, and open your notebook's page in the browser. Once the "
-    "server listens, the first line on standard output is the page's address with a login "
-    "link that works once, for five minutes; the default browser opens it unless "
-    "--no-browser is given.",
     "stdio": "Serve MCP over standard input and output, for clients that start the server. One "
     "JSON-RPC message per line; clients such as Claude Desktop, Cursor, VS Code and Codex "
     "start this command themselves. Logs go to standard error.",
@@ -121,16 +118,9 @@ def _parser() -> argparse.ArgumentParser:
         dest="command", title="commands", metavar="COMMAND", required=True
     )
     _add_address_options(_command(commands, "serve", _serve), "serve on", token=True)
-    page = _command(commands, "notebook", _notebook_page)
-    _add_address_options(page, "serve on", token=True)
-    page.add_argument(
-        "--no-browser",
-        action="store_true",
-        help="only print the address; open it in a browser of this machine yourself",
-    )
     _command(commands, "stdio", _stdio)
     _add_address_options(_command(commands, "doctor", _doctor), "check")
-    add_plugin_commands(commands)
+    add_plugin_commands(commands, _CommandHost())
     _command(commands, "token", _token)
     return parser
 
@@ -169,16 +159,14 @@ def _add_address_options(
 def _loopback_host(value: str) -> str:
     if value.lower() == "localhost":
         return value
-    try:
+    with contextlib.suppress(ValueError):
         address = ipaddress.ip_address(value.removeprefix("[").removesuffix("]"))
-    except ValueError:
-        address = None
-    if address is None or not address.is_loopback:
-        raise argparse.ArgumentTypeError(
-            "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
-            "MyMCP serves only the person at this machine"
-        )
-    return str(address)
+        if address.is_loopback:
+            return str(address)
+    raise argparse.ArgumentTypeError(
+        "must be a loopback address (127.0.0.1, another 127.x.y.z, ::1 or localhost): "
+        "MyMCP serves only the person at this machine"
+    )
 
 
 def _port(value: str) -> int:
@@ -199,15 +187,16 @@ def _serve(options: argparse.Namespace, **uvicorn_options: Any) -> int | None:
     )
 
 
-def _notebook_page(options: argparse.Namespace) -> int | None:
-    from mymcp.app import create_production_app
-    from mymcp.host.bootstrap import serve_notebook
+class _CommandHost:
+    """What the host lends the plugin's commands (``plugin_api.setup.CommandHost``)."""
 
-    host, port, open_browser = options.host, options.port, not options.no_browser
-    return _hosted(
-        options,
-        lambda: serve_notebook(create_production_app, host, port, open_browser=open_browser),
-    )
+    def add_serve_options(self, parser: argparse.ArgumentParser) -> None:
+        _add_address_options(parser, "serve on", token=True)
+
+    def serve(self, options: argparse.Namespace, run: Callable[[Any], None]) -> int | None:
+        from mymcp.app import create_production_app
+
+        return _hosted(options, lambda: run(create_production_app))
 
 
 def _hosted(options: argparse.Namespace, run: Callable[[], None]) -> int | None:

@@ -23,6 +23,8 @@ from mymcp.transports.base import Workers
 from mymcp.transports.http import HttpSecurity
 
 BASE_URL = "http://127.0.0.1:8000"
+# The usage note of the synthetic runtime (a plugin contributes its own).
+INSTRUCTIONS = "Synthetic Tools for host tests: call echo to see your arguments."
 # A string made only of characters the host could echo, so a leak would be visible verbatim.
 MARKER = "planted-marker-7f3a9c"
 SLOW_TOOL_WAIT_SECONDS = 2.0
@@ -135,7 +137,7 @@ def runtime_for(tools: Sequence[tuple[Mapping[str, Any], ToolHandler]]) -> types
     definitions = [definition for definition, _ in tools]
     registrations = [ToolRegistration(definition, handler) for definition, handler in tools]
     registry = ToolRegistry([list_tools.registration(definitions), *registrations])
-    return types.SimpleNamespace(registry=registry)
+    return types.SimpleNamespace(registry=registry, instructions=INSTRUCTIONS)
 
 
 def synthetic_runtime() -> types.SimpleNamespace:

@@ -20,6 +20,7 @@ from mymcp.plugin_api import (
     parse_manifest_bytes,
     validate_plugin_contract,
 )
+from mymcp.plugin_api.setup import CommandHost
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
 from mymcp.plugins.mnemosyne.configuration.memory_root import check_memory_root
 
@@ -102,11 +103,12 @@ def wait_until_warm(timeout: float = WARM_UP_TIMEOUT_SECONDS) -> None:
     mnemosyne.wait_until_warm(timeout)
 
 
-def add_plugin_commands(commands: Any) -> None:
-    """The plugin's own commands of ``mymcp`` (``export``, ``import``, ``explain``)."""
+def add_plugin_commands(commands: Any, host: CommandHost) -> None:
+    """The plugin's own commands of ``mymcp`` (``notebook``, ``export``, ``import``,
+    ``explain``), with what the host lends them."""
     from mymcp.plugins.mnemosyne.commands import add_commands
 
-    add_commands(commands)
+    add_commands(commands, host)
 
 
 def production_pages() -> list[PageRoutes]:
@@ -114,13 +116,6 @@ def production_pages() -> list[PageRoutes]:
     from mymcp.plugins.mnemosyne.notebook import page_router
 
     return [page_router]
-
-
-def serve_notebook(factory: Callable[[], Any], host: str, port: int, *, open_browser: bool) -> None:
-    """``mymcp notebook``: serve the app ``factory`` builds, then hand the person the page."""
-    from mymcp.plugins.mnemosyne.notebook.launch import serve_with_login
-
-    serve_with_login(factory, host, port, open_browser=open_browser)
 
 
 def diagnose_production_setup() -> list[tuple[str, str]]:

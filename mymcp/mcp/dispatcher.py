@@ -21,7 +21,6 @@ from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import encoding, jsonrpc, modern
 from mymcp.mcp.encoding import Fixed
 from mymcp.mcp.era import Era, HttpHeaders
-from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
 
 TOOLS_CALL = modern.TOOLS_CALL
@@ -57,8 +56,9 @@ class MCPDispatcher:
         self._remembers = remembers_initialize
         self.version: str | None = None
         tools = {"tools": registry.tools}
+        note = getattr(runtime, "instructions", "")  # the plugins' usage note for agents
         self._initialize_results = {
-            version: Fixed(initialize_result(version))
+            version: Fixed(initialize_result(version, note))
             for version in {settings.PROTOCOL_VERSION, *settings.SUPPORTED_PROTOCOL_VERSIONS}
         }
         empty = Fixed({})
@@ -69,7 +69,7 @@ class MCPDispatcher:
         }
         self._modern_answers = {
             modern.DISCOVER: Fixed(
-                modern.completed(modern.discover_result(), ttl_ms=modern.DISCOVER_TTL_MS)
+                modern.completed(modern.discover_result(note), ttl_ms=modern.DISCOVER_TTL_MS)
             ),
             "tools/list": Fixed(modern.completed(tools, ttl_ms=modern.TOOLS_LIST_TTL_MS)),
         }
@@ -163,15 +163,15 @@ def negotiate_protocol_version(requested: Any) -> str:
     return settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
 
 
-def initialize_result(requested: Any) -> dict[str, Any]:
+def initialize_result(requested: Any, instructions: str = "") -> dict[str, Any]:
     version = negotiate_protocol_version(requested)
     result: dict[str, Any] = {
         "protocolVersion": version,
         "capabilities": {"tools": {}},
         "serverInfo": {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION},
     }
-    if version >= INSTRUCTIONS_SINCE:
-        result["instructions"] = INSTRUCTIONS
+    if instructions and version >= INSTRUCTIONS_SINCE:
+        result["instructions"] = instructions
     return result
 
 

@@ -62,19 +62,10 @@ def era_of(message: Any, headers: HttpHeaders | None) -> Era:
     """The era to serve ``message`` in; ``headers`` is None on a transport without headers."""
     if headers is not None and headers.protocol_version is None:
         return Era.HANDSHAKE
-    if carries_envelope_version(message):
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
         return Era.MODERN
     if headers is not None and headers.protocol_version in settings.MODERN_PROTOCOL_VERSIONS:
         return Era.MODERN
     return Era.HANDSHAKE
-
-
-def carries_envelope_version(message: Any) -> bool:
-    """Whether ``message`` has ``params._meta["io.modelcontextprotocol/protocolVersion"]``."""
-    if not isinstance(message, dict):
-        return False
-    params = message.get("params")
-    if not isinstance(params, dict):
-        return False
-    meta = params.get("_meta")
-    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta

@@ -42,7 +42,6 @@ from mymcp.mcp.era import (
     SERVER_INFO_KEY,
     HttpHeaders,
 )
-from mymcp.mcp.instructions import INSTRUCTIONS
 
 DISCOVER = "server/discover"
 TOOLS_CALL = "tools/call"
@@ -156,13 +155,10 @@ def not_found(request_id: Any, method: str) -> JsonObject:
     return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, message)
 
 
-def discover_result() -> dict[str, Any]:
+def discover_result(instructions: str = "") -> dict[str, Any]:
     """What ``server/discover`` answers, before the fields every result carries."""
-    return {
-        "supportedVersions": list(SUPPORTED_VERSIONS),
-        "capabilities": {"tools": {}},
-        "instructions": INSTRUCTIONS,
-    }
+    result = {"supportedVersions": list(SUPPORTED_VERSIONS), "capabilities": {"tools": {}}}
+    return {**result, "instructions": instructions} if instructions else result
 
 
 def completed(result: Any, *, ttl_ms: int | None = None) -> dict[str, Any]:

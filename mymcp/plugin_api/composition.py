@@ -65,6 +65,7 @@ class ComposedToolSurface:
     effects: Mapping[QualifiedCapabilityId, ToolEffects]
     consent: Mapping[QualifiedCapabilityId, ConsentRequirement]
     bindings: Mapping[QualifiedCapabilityId, str]
+    instructions: str = ""
 
 
 def _fail(message: str) -> NoReturn:
@@ -178,4 +179,7 @@ def compose_tool_surface(
         effects=MappingProxyType({tool.capability: tool.effects for tool in selected}),
         consent=MappingProxyType({tool.capability: tool.consent for tool in selected}),
         bindings=MappingProxyType({tool.capability: names[tool.capability] for tool in selected}),
+        instructions="\n\n".join(
+            item.instructions for item in contribution_items if item.instructions
+        ),
     )

@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 _IDENTITY_MAX = 64
+_INSTRUCTIONS_MAX = 1000
 _PUBLIC_NAME_MAX = 128
 _PLUGIN_ID_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _LOCAL_ID_RE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
@@ -249,25 +250,34 @@ class ActivatedTool:
 
 @dataclass(frozen=True)
 class PluginContribution:
-    """The Tools one plugin activates, in the order it declares them."""
+    """The Tools one plugin activates, in the order it declares them, and its usage note for
+    agents (``instructions``, at most 1,000 characters; empty: none)."""
 
     plugin_id: PluginId
     version: PluginVersion
     tools: tuple[ActivatedTool, ...]
+    instructions: str
 
     def __init__(
-        self, plugin_id: PluginId, version: PluginVersion, tools: Iterable[ActivatedTool]
+        self,
+        plugin_id: PluginId,
+        version: PluginVersion,
+        tools: Iterable[ActivatedTool],
+        instructions: str = "",
     ) -> None:
         snapshot = _tool_snapshot(tools)
         if (
             not isinstance(plugin_id, PluginId)
             or not isinstance(version, PluginVersion)
             or snapshot is None
+            or not isinstance(instructions, str)
+            or len(instructions) > _INSTRUCTIONS_MAX
         ):
             raise ValueError("invalid plugin contribution")
         object.__setattr__(self, "plugin_id", plugin_id)
         object.__setattr__(self, "version", version)
         object.__setattr__(self, "tools", snapshot)
+        object.__setattr__(self, "instructions", instructions)
 
 
 def _tool_snapshot(tools: object) -> tuple[ActivatedTool, ...] | None:

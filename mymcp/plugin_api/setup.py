@@ -17,13 +17,14 @@ the host prints the host's and the plugin's findings alike (:func:`print_finding
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 __all__ = [
     "FAIL",
     "OK",
     "WARN",
     "AddCommands",
+    "CommandHost",
     "Finding",
     "SetupError",
     "print_findings",
@@ -32,10 +33,27 @@ __all__ = [
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 Finding = tuple[str, str]
+
+
+class CommandHost(Protocol):
+    """What the host lends a plugin's commands."""
+
+    def add_serve_options(self, parser: Any) -> None:
+        """The options of every command that serves HTTP: ``--host`` (loopback addresses
+        only), ``--port`` and ``--require-token``."""
+        ...
+
+    def serve(self, options: Any, run: Callable[[Callable[[], Any]], None]) -> int | None:
+        """Serve HTTP as ``mymcp serve`` does: ``run`` gets the factory of the production app
+        and serves it until stopped. A port in use or a setup mistake is told in plain
+        lines (the exit status 1); ``None`` once the server stopped."""
+        ...
+
+
 # A plugin's own commands of ``mymcp``: it adds them to argparse's sub-parsers, each with
 # ``run`` (a function of the parsed options that returns the exit status) as a default, and
 # the host runs the one named.
-AddCommands = Callable[[Any], None]
+AddCommands = Callable[[Any, CommandHost], None]
 
 
 class SetupError(Exception):

@@ -58,9 +58,9 @@ class _Server:
         self._output = output
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
-        # The calls handed to a worker and not finished, by request id: each one's flag is
+        # The calls handed to a worker and not finished: each one's request id, and a flag
         # set once the client cancels it. A free slot for each call not finished.
-        self._pending: dict[tuple[str, Any], list[threading.Event]] = {}
+        self._pending: list[tuple[tuple[str, Any] | None, threading.Event]] = []
         self._slots = threading.BoundedSemaphore(MAX_PENDING)
         self._writable = True
 
@@ -101,12 +101,12 @@ class _Server:
 
     def _submit(self, work: Work, key: tuple[str, Any] | None) -> None:
         self._slots.acquire()
-        cancelled = threading.Event()
+        pending = (key, threading.Event())
         with self._lock:
-            if key is not None:
-                self._pending.setdefault(key, []).append(cancelled)
+            self._pending.append(pending)
 
         def run() -> None:
+            cancelled = pending[1]
             try:
                 if not cancelled.is_set():
                     body, _ = work.run()
@@ -114,11 +114,7 @@ class _Server:
                         self._write(body)
             finally:
                 with self._lock:
-                    same = self._pending.get(key, []) if key is not None else []
-                    if cancelled in same:
-                        same.remove(cancelled)
-                    if key is not None and not same:
-                        self._pending.pop(key, None)
+                    self._pending.remove(pending)
                 self._slots.release()
 
         self._workers.submit(run)
@@ -126,10 +122,9 @@ class _Server:
     def _cancel(self, key: tuple[str, Any] | None) -> None:
         """Drop the answers of the calls with this id (None: of every call)."""
         with self._lock:
-            for same_id, flags in self._pending.items():
-                if key is None or same_id == key:
-                    for flag in flags:
-                        flag.set()
+            for pending_key, cancelled in self._pending:
+                if key is None or pending_key == key:
+                    cancelled.set()
 
     def _write(self, body: bytes) -> None:
         for raw, escaped in _LINE_SEPARATORS:
@@ -164,11 +159,8 @@ def _lines(source: BinaryIO) -> Iterator[bytes | None]:
 
 def _id_key(request_id: Any) -> tuple[str, Any] | None:
     """A request id as a hashable key (strings and integers only; a client cancels by id)."""
-    if isinstance(request_id, str) or (
-        isinstance(request_id, int) and not isinstance(request_id, bool)
-    ):
-        return (type(request_id).__name__, request_id)
-    return None
+    kind = type(request_id)  # a decoded id: never an int subclass but bool
+    return (kind.__name__, request_id) if kind in (str, int) else None
 
 
 @contextmanager

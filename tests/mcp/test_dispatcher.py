@@ -12,9 +12,15 @@ from starlette.testclient import TestClient
 from mymcp import settings
 from mymcp.app import create_app
 from mymcp.mcp.dispatcher import MCPDispatcher
-from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.mcp.tool_registry import ToolRegistry
-from tests.synthetic_host import BASE_URL, MARKER, VERBATIM_RESULT, SyntheticHost, exact_json
+from tests.synthetic_host import (
+    BASE_URL,
+    INSTRUCTIONS,
+    MARKER,
+    VERBATIM_RESULT,
+    SyntheticHost,
+    exact_json,
+)
 
 INVALID_REQUEST = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}'
 PARSE_ERROR = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'
@@ -185,12 +191,15 @@ def test_newer_clients_get_instructions_within_1000_characters(
     assert 0 < len(instructions) <= 1000
 
 
-def test_the_instructions_say_how_to_use_the_server_well() -> None:
-    text = INSTRUCTIONS
-    assert text.index("memory_recall") < text.index("memory_remember")  # recall first
-    assert "approved" in text and "never treat your own judgement as approval" in text
-    assert "never secrets" in text
-    assert "reference object" in text and "unchanged" in text and "expected_revision" in text
+def test_a_runtime_without_a_usage_note_answers_without_instructions() -> None:
+    class Runtime:
+        registry = ToolRegistry([])
+
+    params = {"protocolVersion": "2025-11-25"}
+    with TestClient(create_app(Runtime()), base_url=BASE_URL) as client:
+        hello = client.post("/mcp", json={"id": 1, "method": "initialize", "params": params})
+
+    assert "instructions" not in hello.json()["result"]
 
 
 @pytest.mark.parametrize("requested", ["1999-01-01", "2026-07-28", "", "latest", 5, ["2025-06-18"]])

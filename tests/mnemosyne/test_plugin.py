@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.plugin_api import parse_manifest_bytes
 from mymcp.plugins.mnemosyne.configuration.gates import MutationSettings
 from mymcp.plugins.mnemosyne.plugin import (
+    INSTRUCTIONS,
     build_mnemosyne_contribution,
     build_mnemosyne_registrations,
     mnemosyne_plugin_definition,
@@ -39,3 +39,11 @@ def test_every_tool_the_server_instructions_name_is_a_mnemosyne_tool() -> None:
     served = {item.tool["name"] for item in build_mnemosyne_registrations(everything)}
     named = set(re.findall(r"memory_[a-z]+", INSTRUCTIONS))
     assert named == served
+
+
+def test_the_instructions_say_how_to_use_the_server_well() -> None:
+    text = INSTRUCTIONS
+    assert text.index("memory_recall") < text.index("memory_remember")  # recall first
+    assert "approved" in text and "never treat your own judgement as approval" in text
+    assert "never secrets" in text
+    assert "reference object" in text and "unchanged" in text and "expected_revision" in text

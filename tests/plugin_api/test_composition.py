@@ -428,3 +428,15 @@ def test_names_resembling_reserved_ones_are_allowed() -> None:
     bindings = [_binding("search", "list-tools"), _binding("store", "alpha_store")]
     surface = compose_tool_surface([_alpha()], bindings, factory)
     assert tool_names(surface.registry) == ("list_tools", "list-tools", "alpha_store")
+
+
+def test_the_usage_notes_of_the_plugins_are_joined_in_contribution_order() -> None:
+    version = contracts.PluginVersion("1.0.0")
+    notes = [
+        contracts.PluginContribution(contracts.PluginId(name), version, (), note)
+        for name, note in (("alpha", "Use alpha."), ("beta", ""), ("gamma", "Then gamma."))
+    ]
+
+    surface = compose_tool_surface(notes, [], RecordingFactory())
+
+    assert surface.instructions == "Use alpha.\n\nThen gamma."

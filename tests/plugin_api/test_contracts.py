@@ -303,3 +303,11 @@ def test_package_reexports_the_public_names_of_its_modules() -> None:
     assert set(mymcp.plugin_api.__all__) == names
     for name in names:
         assert getattr(mymcp.plugin_api, name) is not None
+
+
+@pytest.mark.parametrize("instructions", [None, 5, "x" * 1001])
+def test_plugin_contribution_refuses_a_usage_note_that_is_not_short_text(
+    instructions: Any,
+) -> None:
+    with pytest.raises(ValueError, match=r"^invalid plugin contribution$"):
+        PluginContribution(PluginId("alpha"), PluginVersion("1.0.0"), (), instructions)

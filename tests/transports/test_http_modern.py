@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from mymcp.mcp.instructions import INSTRUCTIONS
 from mymcp.transports.http import HttpSecurity
 from tests import modern
-from tests.synthetic_host import MARKER, SyntheticHost, build_host
+from tests.synthetic_host import INSTRUCTIONS, MARKER, SyntheticHost, build_host
 
 Message = dict[str, Any]
 

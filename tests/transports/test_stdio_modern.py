@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from mymcp.mcp.instructions import INSTRUCTIONS
 from tests import modern
-from tests.synthetic_host import MARKER
+from tests.synthetic_host import INSTRUCTIONS, MARKER
 from tests.transports.stdio_session import TIMEOUT, Session
 
 

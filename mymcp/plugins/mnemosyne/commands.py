@@ -1,23 +1,44 @@
-"""Mnemosyne's own commands of ``mymcp``: ``export``, ``import`` and ``explain``.
+"""Mnemosyne's own commands of ``mymcp``: ``notebook``, ``export``, ``import`` and ``explain``.
 
 The host's command line asks for them (``plugin_api.setup.AddCommands``) and runs the one
 named: each sets ``run``, which takes the parsed options and returns the exit status. The
 work itself lives in ``transfer/command.py`` and ``explain.py``; this module only names the
-commands and their options, and imports nothing heavy until one of them runs.
+commands and their options (``notebook`` takes the host's serving options and is served by
+the host), and imports nothing heavy until one of them runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from mymcp.plugin_api.setup import CommandHost
+
 __all__ = ["add_commands"]
 
 
-def add_commands(commands: Any) -> None:
-    """Add ``export``, ``import`` and ``explain`` to ``commands`` (argparse's sub-parsers)."""
+def add_commands(commands: Any, host: CommandHost) -> None:
+    """Add ``notebook``, ``export``, ``import`` and ``explain`` to ``commands`` (argparse's
+    sub-parsers); ``notebook`` serves HTTP as ``host`` does."""
+    page = _command(
+        commands,
+        "notebook",
+        functools.partial(_notebook, host),
+        "serve as 'serve' does, and open your notebook's page in the browser",
+        "Serve MCP over HTTP exactly as 'mymcp serve' does, and the notebook page beside it. "
+        "Once the server listens, the first line on standard output is the page's address "
+        "with a login link that works once, for five minutes; the default browser opens it "
+        "unless --no-browser is given.",
+    )
+    host.add_serve_options(page)
+    page.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="only print the address; open it in a browser of this machine yourself",
+    )
     export = _command(
         commands,
         "export",
@@ -70,11 +91,25 @@ def add_commands(commands: Any) -> None:
 
 
 def _command(
-    commands: Any, name: str, run: Callable[[argparse.Namespace], int], summary: str, text: str
+    commands: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], int | None],
+    summary: str,
+    text: str,
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(name, help=summary, description=text)
     parser.set_defaults(run=run)
     return parser
+
+
+def _notebook(host: CommandHost, options: argparse.Namespace) -> int | None:
+    from mymcp.plugins.mnemosyne.notebook.launch import serve_with_login
+
+    def serve(factory: Callable[[], Any]) -> None:
+        open_browser = not options.no_browser
+        serve_with_login(factory, options.host, options.port, open_browser=open_browser)
+
+    return host.serve(options, serve)
 
 
 def _export(options: argparse.Namespace) -> int:

@@ -59,6 +59,21 @@ SERVICE_MODULES: tuple[str, ...] = tuple(
 # function of no arguments).
 SERVICE_DATA: tuple[tuple[str, str], ...] = (("mymcp.plugins.mnemosyne.memory.meaning", "load"),)
 
+# The usage note agents get (``instructions`` of ``initialize`` and ``server/discover``): how
+# to use the notebook well. At most 1,000 characters.
+INSTRUCTIONS = (
+    "MyMCP keeps the user's Mnemosyne notebook: memories the user chose to keep, in local "
+    "files. Before proposing a memory, look for it with memory_recall or memory_list, and "
+    "read one in full with memory_inspect. Every change (memory_remember, memory_revise, "
+    "memory_archive, memory_restore, memory_forget) is a proposal: ask the user and send "
+    "exactly the call they approved; never treat your own judgement as approval. Store only "
+    "what the user wants kept, and never secrets, passwords, credentials or keys, "
+    "payment-card or government ID numbers, or file paths. Results name a memory by a "
+    "reference object: pass it unchanged to memory_inspect and the change Tools, with the "
+    "lifecycle revision the user last saw as expected_revision. If a change reports an "
+    "uncertain outcome, inspect the same reference before any retry."
+)
+
 # Declaration order: the manifest's order, and so the order of tools/list.
 DECLARED_TOOLS: tuple[MemoryTool, ...] = (
     recall.TOOL,
@@ -216,7 +231,9 @@ def build_mnemosyne_contribution(
         for tool in DECLARED_TOOLS
         if tool.gate is None or settings.enabled(tool.gate)
     ]
-    return PluginContribution(PluginId(PLUGIN_ID), PluginVersion(PLUGIN_VERSION), tools)
+    return PluginContribution(
+        PluginId(PLUGIN_ID), PluginVersion(PLUGIN_VERSION), tools, instructions=INSTRUCTIONS
+    )
 
 
 def build_mnemosyne_registrations(
