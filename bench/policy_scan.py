@@ -29,7 +29,8 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from mymcp.plugins.mnemosyne import doctor, policy_scan  # noqa: E402
-from mymcp.plugins.mnemosyne.configuration import LIMIT_VARIABLE, ROOT_VARIABLE  # noqa: E402
+from mymcp.plugins.mnemosyne.configuration.gates import LIMIT_VARIABLE  # noqa: E402
+from mymcp.plugins.mnemosyne.configuration.memory_root import ROOT_VARIABLE  # noqa: E402
 from mymcp.plugins.mnemosyne.memory.records import serialize_record  # noqa: E402
 
 SIZES = (1000, 5000, 10000)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.memory_root import ROOT_VARIABLE
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FACTORY = "mymcp.app:create_production_app"
@@ -76,7 +76,7 @@ def child_environment(
     env = {key: value for key, value in outer.items() if not key.startswith(SCRUBBED_PREFIXES)}
     env.update(HOME=str(home), PYTHONUNBUFFERED="1")
     if memory_root is not None:
-        env[configuration.ROOT_VARIABLE] = str(memory_root)
+        env[ROOT_VARIABLE] = str(memory_root)
     if repository:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     else:

@@ -8,17 +8,18 @@ library and package declarations only: ``scripts/`` import this under a plain ``
 
 from __future__ import annotations
 
+import mymcp.plugins.mnemosyne.configuration.gates
 from mymcp.mcp import list_tools
-from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
-GATE_VARIABLES: tuple[str, ...] = tuple(variable for variable, _ in configuration.GATE_VARIABLES)
+_SETTINGS = mymcp.plugins.mnemosyne.configuration.gates
+GATE_VARIABLES: tuple[str, ...] = tuple(variable for variable, _ in _SETTINGS.GATE_VARIABLES)
 # Each gate by its short name (``remember``, ``archive_restore``, ...): its variable.
 GATE_OF: dict[str, str] = {
-    key.removesuffix("_enabled"): variable for variable, key in configuration.GATE_VARIABLES
+    key.removesuffix("_enabled"): variable for variable, key in _SETTINGS.GATE_VARIABLES
 }
-# The variable of the candidate limit (pinned in tests/mnemosyne/test_configuration.py).
-LIMIT_VARIABLE: str = configuration.LIMIT_VARIABLE
+# The variable of the candidate limit (pinned in tests/mnemosyne/configuration/test_gates.py).
+LIMIT_VARIABLE: str = _SETTINGS.LIMIT_VARIABLE
 GATES_ON = dict.fromkeys(GATE_VARIABLES, "true")
 GATES_OFF = dict.fromkeys(GATE_VARIABLES, "false")
 

@@ -70,4 +70,4 @@ def test_only_the_contract_pin_types_the_four_gate_variables() -> None:
         for path in HARNESS_FILES
         if len(set(gate.findall(path.read_text(encoding="utf-8")))) == 4
     }
-    assert typed == {"tests/mnemosyne/test_configuration.py"}
+    assert typed == {"tests/mnemosyne/configuration/settings_support.py"}

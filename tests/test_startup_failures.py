@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 import pytest
 
 from mymcp.app import create_production_app
-from mymcp.plugins.mnemosyne.configuration import SettingsError
+from mymcp.plugins.mnemosyne.configuration.memory_root import MemoryRootError
+from mymcp.plugins.mnemosyne.configuration.settings_file import SettingsError
 from tests.processes import child_environment, finished, free_port, run_mymcp, uvicorn_command
 from tests.surface import GATE_OF, GATE_VARIABLES, LIMIT_VARIABLE
 
@@ -470,7 +471,6 @@ def test_the_factory_refuses_a_memory_root_that_is_a_file(
     monkeypatch.setenv(
         "MNEMOSYNE_MEMORY_ROOT", str(_root_is_a_file(hermetic_home)["MNEMOSYNE_MEMORY_ROOT"])
     )
-    from mymcp.plugins.mnemosyne.configuration import MemoryRootError
 
     caught = _refused(MemoryRootError)
 

@@ -21,8 +21,8 @@ from mymcp.plugin_api import (
     validate_plugin_contract,
 )
 from mymcp.plugin_api.setup import CommandHost
-from mymcp.plugins.mnemosyne import configuration
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
+from mymcp.plugins.mnemosyne.configuration.memory_root import check_memory_root
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -91,7 +91,7 @@ def check_production_setup() -> None:
 
     Runs after :func:`build_production_runtime`; it only looks and never writes.
     """
-    configuration.check_memory_root()
+    check_memory_root()
 
 
 def wait_until_warm(timeout: float = WARM_UP_TIMEOUT_SECONDS) -> None:

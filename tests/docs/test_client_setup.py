@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mymcp import cli
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.gates import GATE_VARIABLES
 from tests.docs.client_entries import (
     INSTALLED_COMMAND,
     UVX,
@@ -39,7 +39,7 @@ CLIENTS = {
     "Codex": "~/.codex/config.toml",
     "OpenCode": '"type": "local"',
 }
-GATES = {variable for variable, _ in configuration.GATE_VARIABLES}
+GATES = {variable for variable, _ in GATE_VARIABLES}
 
 
 def _entries(kind: str) -> list[Block]:

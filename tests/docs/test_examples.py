@@ -17,7 +17,12 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.gates import (
+    LIMIT_VARIABLE,
+    load_mutation_settings,
+    load_settings,
+)
+from mymcp.plugins.mnemosyne.configuration.settings_file import SETTINGS_ERROR_MESSAGES
 from mymcp.plugins.mnemosyne.memory.records import (
     CanonicalRecord,
     canonical_relative_parts,
@@ -172,7 +177,7 @@ def test_documented_settings_files_are_accepted(tmp_path: Path) -> None:
         settings.write_text(block.text, encoding="utf-8")
         os.chmod(settings, 0o600)
 
-        loaded = configuration.load_settings(environ={}, home=directory.parent)
+        loaded = load_settings(environ={}, home=directory.parent)
 
         written = re.findall(r"^(\w+) = (true|false)$", block.text, flags=re.MULTILINE)
         assert {key: loaded.gates.enabled(key) for key, _ in written} == {
@@ -185,12 +190,12 @@ def test_documented_settings_files_are_accepted(tmp_path: Path) -> None:
 def test_the_settings_failure_table_quotes_every_message_exactly() -> None:
     quoted = set(re.findall(r"`(Mnemosyne settings [^`]*)`", README.read_text(encoding="utf-8")))
 
-    assert quoted == set(configuration.SETTINGS_ERROR_MESSAGES.values())
+    assert quoted == set(SETTINGS_ERROR_MESSAGES.values())
 
 
 def test_the_gate_failure_message_is_quoted_exactly() -> None:
     with pytest.raises(ValueError) as raised:
-        configuration.load_mutation_settings(environ={GATE_OF["forget"]: "1"})
+        load_mutation_settings(environ={GATE_OF["forget"]: "1"})
     documented = str(raised.value).replace(GATE_OF["forget"], "<VARIABLE>")
 
     assert f"`{documented}`" in README.read_text(encoding="utf-8")
@@ -198,7 +203,7 @@ def test_the_gate_failure_message_is_quoted_exactly() -> None:
 
 def test_the_limit_failure_message_is_quoted_exactly() -> None:
     with pytest.raises(ValueError) as raised:
-        configuration.load_settings(environ={configuration.LIMIT_VARIABLE: "lots"})
+        load_settings(environ={LIMIT_VARIABLE: "lots"})
 
     assert f"`{raised.value}`" in README.read_text(encoding="utf-8")
 

@@ -29,7 +29,7 @@ ENDPOINTS = {"/mcp", "/health", "/version"}
 # The methods of the handshake revisions and, since issue 14, server/discover of 2026-07-28.
 JSON_RPC_METHODS = {"initialize", "ping", "tools/list", "tools/call", "server/discover"}
 # Words of the form memory_<word> that are log fields, not Tools.
-NOT_TOOLS = {"memory_id", "memory_kind"}
+NOT_TOOLS = {"memory_id", "memory_kind", "memory_root"}
 
 _VARIABLE = re.compile(r"\b(?:MNEMOSYNE|MYMCP)_[A-Z0-9_]*[A-Z0-9]\b(?!\.md)")
 _TOOL = re.compile(r"\b(?:list_tools|memory_[a-z]+)\b")
@@ -67,12 +67,13 @@ def test_every_documented_variable_exists_in_the_code(document: Path) -> None:
 
 
 def test_every_variable_the_code_reads_is_documented_in_the_readme() -> None:
-    from mymcp.plugins.mnemosyne import configuration
+    from mymcp.plugins.mnemosyne.configuration.gates import GATE_VARIABLES, LIMIT_VARIABLE
+    from mymcp.plugins.mnemosyne.configuration.memory_root import ROOT_VARIABLE
 
-    variables = {variable for variable, _ in configuration.GATE_VARIABLES}
+    variables = {variable for variable, _ in GATE_VARIABLES}
     variables |= {
-        configuration.ROOT_VARIABLE,
-        configuration.LIMIT_VARIABLE,
+        ROOT_VARIABLE,
+        LIMIT_VARIABLE,
         http.ALLOWED_HOSTS_VARIABLE,
         http.ALLOWED_ORIGINS_VARIABLE,
     }

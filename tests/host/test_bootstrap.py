@@ -27,7 +27,9 @@ from mymcp.plugin_api import (
     PluginId,
     PluginVersion,
 )
-from mymcp.plugins.mnemosyne import configuration, plugin
+from mymcp.plugins.mnemosyne import plugin
+from mymcp.plugins.mnemosyne.configuration import gates
+from mymcp.plugins.mnemosyne.configuration.gates import Settings
 from tests.helpers import McpClient, snapshot_tree, tool_names
 from tests.plugin_api.samples import MNEMOSYNE_CAPABILITIES, capability
 from tests.surface import GATE_OF, READ_TOOLS, TOOL_ORDER
@@ -79,9 +81,9 @@ def test_the_tools_other_tests_read_are_the_pinned_order_and_gates() -> None:
 def settings_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every call to the settings resolver, with what it resolved (or the error it raised)."""
     reads: list[Any] = []
-    original = configuration.load_settings
+    original = gates.load_settings
 
-    def counting(*args: Any, **kwargs: Any) -> configuration.Settings:
+    def counting(*args: Any, **kwargs: Any) -> Settings:
         try:
             settings = original(*args, **kwargs)
         except Exception as error:
@@ -90,7 +92,7 @@ def settings_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         reads.append(settings)
         return settings
 
-    monkeypatch.setattr(configuration, "load_settings", counting)
+    monkeypatch.setattr(gates, "load_settings", counting)
     return reads
 
 

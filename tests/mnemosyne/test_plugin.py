@@ -6,7 +6,7 @@ import re
 from importlib import resources
 
 from mymcp.plugin_api import parse_manifest_bytes
-from mymcp.plugins.mnemosyne.configuration import MutationSettings
+from mymcp.plugins.mnemosyne.configuration.gates import MutationSettings
 from mymcp.plugins.mnemosyne.plugin import (
     INSTRUCTIONS,
     build_mnemosyne_contribution,

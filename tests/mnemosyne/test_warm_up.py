@@ -50,7 +50,7 @@ PROBE = textwrap.dedent(
     """
     import sys, threading
     from mymcp.plugins.mnemosyne import plugin
-    from mymcp.plugins.mnemosyne.configuration import MutationSettings
+    from mymcp.plugins.mnemosyne.configuration.gates import MutationSettings
 
     lazy = (*plugin.SERVICE_MODULES, "mymcp.plugins.mnemosyne.memory.policy")
     everything = MutationSettings(remember_enabled=True, revise_enabled=True,

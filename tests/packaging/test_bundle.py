@@ -23,7 +23,8 @@ import anyio
 import pytest
 
 from mymcp import settings
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.gates import GATE_VARIABLES
+from mymcp.plugins.mnemosyne.configuration.memory_root import ROOT_VARIABLE
 from tests.helpers import remember_arguments
 from tests.packaging.installs import PACKER, handshake, run, stdio_server, unavailable
 from tests.processes import REPO_ROOT
@@ -100,11 +101,11 @@ def test_each_user_setting_becomes_its_mnemosyne_variable(manifest: dict[str, An
         if variable.startswith("MNEMOSYNE_")
     }
     user_config = manifest["user_config"]
-    gate_variables = {variable for variable, _ in configuration.GATE_VARIABLES}
+    gate_variables = {variable for variable, _ in GATE_VARIABLES}
 
-    assert set(settings_of) == {configuration.ROOT_VARIABLE, *gate_variables}
+    assert set(settings_of) == {ROOT_VARIABLE, *gate_variables}
     assert {f"user_config.{key}" for key in user_config} == set(settings_of.values())
-    root = user_config[settings_of[configuration.ROOT_VARIABLE].split(".")[1]]
+    root = user_config[settings_of[ROOT_VARIABLE].split(".")[1]]
     assert (root["type"], root["default"]) == ("directory", "${HOME}/.mnemosyne/memory")
     for variable in gate_variables:
         gate = user_config[settings_of[variable].split(".")[1]]
@@ -161,7 +162,7 @@ def test_the_unpacked_bundle_serves_the_read_tools_with_the_default_settings(
 
     assert report["serverInfo"] == {"name": "mymcp", "version": settings.SERVER_VERSION}
     assert report["tools"] == list(READ_LISTED)
-    assert env[configuration.ROOT_VARIABLE] == str(tmp_path / "home" / ".mnemosyne" / "memory")
+    assert env[ROOT_VARIABLE] == str(tmp_path / "home" / ".mnemosyne" / "memory")
 
 
 def test_the_unpacked_bundle_remembers_in_the_chosen_folder_and_recalls(

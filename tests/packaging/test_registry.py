@@ -18,13 +18,14 @@ import jsonschema
 import pytest
 
 from mymcp import cli, settings
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.gates import GATE_VARIABLES
+from mymcp.plugins.mnemosyne.configuration.memory_root import ROOT_VARIABLE
 from tests.processes import REPO_ROOT
 
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 SCHEMA = REPO_ROOT.parent / "shared" / "registry" / "server.schema.2025-12-11.json"
 NAME = re.compile(r"[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+")
-GATES = {variable for variable, _ in configuration.GATE_VARIABLES}
+GATES = {variable for variable, _ in GATE_VARIABLES}
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +84,8 @@ def test_every_setting_variable_is_described_and_none_is_required(
 ) -> None:
     variables = {variable["name"]: variable for variable in package["environmentVariables"]}
 
-    assert set(variables) == {configuration.ROOT_VARIABLE, *GATES}
-    assert variables[configuration.ROOT_VARIABLE]["format"] == "filepath"
+    assert set(variables) == {ROOT_VARIABLE, *GATES}
+    assert variables[ROOT_VARIABLE]["format"] == "filepath"
     for name, variable in variables.items():
         assert variable["description"].strip(), name
         assert variable["isRequired"] is False

@@ -29,15 +29,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mymcp.plugin_api.setup import FAIL, OK, WARN, Finding
-from mymcp.plugins.mnemosyne import configuration, policy_scan
-from mymcp.plugins.mnemosyne.configuration import (
+from mymcp.plugins.mnemosyne import policy_scan
+from mymcp.plugins.mnemosyne.configuration.gates import (
     DEFAULT_CANDIDATE_LIMIT,
     GATE_VARIABLES,
     LIMIT_KEY,
     LIMIT_VARIABLE,
-    ROOT_VARIABLE,
-    SettingsError,
+    candidate_limit_value,
+    gate_variable_values,
+    read_settings_file,
+    settings_path,
 )
+from mymcp.plugins.mnemosyne.configuration.memory_root import (
+    ROOT_VARIABLE,
+    memory_root_problem,
+    resolve_memory_root,
+)
+from mymcp.plugins.mnemosyne.configuration.settings_file import SettingsError, SettingsProblem
 from mymcp.plugins.mnemosyne.memory import discovery, faults, files
 from mymcp.plugins.mnemosyne.memory.records import (
     INVALID_ENCODING,
@@ -69,15 +77,15 @@ NEARLY_FULL = 0.8
 def findings(environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every finding about the Mnemosyne setup of this environment, in reading order."""
     env = os.environ if environ is None else environ
-    settings_file = configuration.settings_path(env)
-    from_env = configuration.gate_variable_values(env)
+    settings_file = settings_path(env)
+    from_env = gate_variable_values(env)
     limit_from_env = _limit_from_environment(env)
     skipped = _all_set(from_env) and isinstance(limit_from_env, int)
     file_values, found = _settings_findings(settings_file, skipped=skipped)
     found += _gate_findings(from_env, file_values, settings_file)
     limit, limit_found = _limit_finding(limit_from_env, file_values, settings_file)
     found.append(limit_found)
-    root = configuration.resolve_memory_root(env)
+    root = resolve_memory_root(env)
     any_gate_on = any(from_env.get(v, file_values.get(k)) for v, k in GATE_VARIABLES)
     found += _root_findings(root, _root_source(env), any_gate_on)
     found += _filesystem_findings(root, any_gate_on)
@@ -96,7 +104,7 @@ def _all_set(from_env: Mapping[str, bool | None]) -> bool:
 def _limit_from_environment(env: Mapping[str, str]) -> int | ValueError | None:
     """The limit the variable sets, None when unset, the error when it is refused."""
     try:
-        return configuration.candidate_limit_value(env)
+        return candidate_limit_value(env)
     except ValueError as error:
         return error
 
@@ -110,7 +118,7 @@ def _settings_findings(path: Path, *, skipped: bool) -> tuple[dict[str, bool | i
     if os.path.lexists(path):
         found.append((OK, f"settings file {path}: {_mode_and_owner(path)}"))
     try:
-        values = configuration.read_settings_file(path)
+        values = read_settings_file(path)
     except SettingsError as error:
         level = WARN if skipped else FAIL
         suffix = " (not read while all five variables are set)" if skipped else ""
@@ -124,7 +132,7 @@ def _settings_findings(path: Path, *, skipped: bool) -> tuple[dict[str, bool | i
 
 def _refusal(error: SettingsError, level: str, suffix: str) -> list[Finding]:
     source = error.source or Path("config.toml")
-    problems = error.problems or (configuration.SettingsProblem("refused"),)
+    problems = error.problems or (SettingsProblem("refused"),)
     return [(level, f"{error.message}: {problem.located(source)}{suffix}") for problem in problems]
 
 
@@ -173,7 +181,7 @@ def _root_source(env: Mapping[str, str]) -> str:
 
 def _root_findings(root: Path, source: str, any_gate_on: bool) -> list[Finding]:
     shown = f"memory root {os.path.abspath(root)} ({source})"
-    problem = configuration.memory_root_problem(root)
+    problem = memory_root_problem(root)
     if problem is not None:
         return [(FAIL, f"{shown} {problem}")]
     if not os.path.lexists(root):
@@ -273,7 +281,7 @@ def _size(count: int) -> str:
 
 def _leftover_temp_findings(root: Path) -> list[Finding]:
     """Temp files of interrupted writes, counted in the folders where records are written."""
-    if not os.path.isdir(root) or configuration.memory_root_problem(root) is not None:
+    if not os.path.isdir(root) or memory_root_problem(root) is not None:
         return []
     counts: dict[str, int] = {}
     for scope in Scope:
@@ -332,7 +340,7 @@ class _ScopeReport:
 
 
 def _record_findings(root: Path, limit: int) -> list[Finding]:
-    if not os.path.isdir(root) or configuration.memory_root_problem(root) is not None:
+    if not os.path.isdir(root) or memory_root_problem(root) is not None:
         return []
     found: list[Finding] = []
     scopes = {str(scope) for scope in Scope}

@@ -16,7 +16,11 @@ import os
 import sys
 from collections.abc import Mapping
 
-from mymcp.plugins.mnemosyne import configuration, policy_scan
+from mymcp.plugins.mnemosyne import policy_scan
+from mymcp.plugins.mnemosyne.configuration.memory_root import (
+    memory_root_problem,
+    resolve_memory_root,
+)
 from mymcp.plugins.mnemosyne.memory import policy
 from mymcp.plugins.mnemosyne.memory.errors import StorageError
 from mymcp.plugins.mnemosyne.memory.values import CONTENT_LIMIT, normalize_text
@@ -47,9 +51,9 @@ ADVICE = 'see "Records the policy refuses today" in docs/MANUAL.md for what to d
 def explain_notebook(environ: Mapping[str, str] | None = None) -> tuple[int, list[str], str]:
     """The exit code (0 none, 1 some), the lines to print about the stored records the policy
     would refuse today, and what stopped the scan ("" when nothing did; the code is then 1)."""
-    root = configuration.resolve_memory_root(os.environ if environ is None else environ)
+    root = resolve_memory_root(os.environ if environ is None else environ)
     shown = f"the memory root {os.path.abspath(root)}"
-    problem = configuration.memory_root_problem(root)
+    problem = memory_root_problem(root)
     if problem is not None:
         return REFUSED, [], f"mymcp explain: {shown} {problem}"
     try:

@@ -37,8 +37,8 @@ from mymcp.plugin_api import (
     QualifiedCapabilityId,
     ToolRegistration,
 )
-from mymcp.plugins.mnemosyne import configuration
-from mymcp.plugins.mnemosyne.configuration import MutationSettings
+from mymcp.plugins.mnemosyne.configuration import gates, memory_root
+from mymcp.plugins.mnemosyne.configuration.gates import MutationSettings
 from mymcp.plugins.mnemosyne.tools import inspect, lifecycle, listing, recall, remember, revise
 from mymcp.plugins.mnemosyne.tools.framework import MemoryTool
 
@@ -98,7 +98,7 @@ class MnemosyneContext:
         self,
         store: MemoryStore | None = None,
         *,
-        candidate_limit: int = configuration.DEFAULT_CANDIDATE_LIMIT,
+        candidate_limit: int = gates.DEFAULT_CANDIDATE_LIMIT,
     ) -> None:
         self._store = store
         self._candidate_limit = candidate_limit
@@ -115,7 +115,7 @@ class MnemosyneContext:
         return self._store
 
     def memory_root(self) -> Path:
-        return configuration.resolve_memory_root()
+        return memory_root.resolve_memory_root()
 
 
 def mnemosyne_plugin_definition() -> PluginDefinition:
@@ -152,7 +152,7 @@ def mnemosyne_contribution() -> PluginContribution:
 
     Once it is built, the Tools' services are imported in the background (:func:`warm_up`).
     """
-    settings = configuration.load_settings()
+    settings = gates.load_settings()
     contribution = build_mnemosyne_contribution(
         settings.gates, candidate_limit=settings.candidate_limit
     )
@@ -214,7 +214,7 @@ def build_mnemosyne_contribution(
     settings: MutationSettings,
     *,
     store: MemoryStore | None = None,
-    candidate_limit: int = configuration.DEFAULT_CANDIDATE_LIMIT,
+    candidate_limit: int = gates.DEFAULT_CANDIDATE_LIMIT,
 ) -> PluginContribution:
     """The always-on read Tools plus each mutation Tool whose gate is enabled."""
     context = MnemosyneContext(store, candidate_limit=candidate_limit)

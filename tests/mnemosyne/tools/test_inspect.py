@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.memory_root import resolve_memory_root
 from mymcp.plugins.mnemosyne.memory import scan
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from tests.helpers import (
@@ -208,13 +208,15 @@ def test_inspect_validation_resolves_no_root(
     client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     resolved: list[Path] = []
-    real = configuration.resolve_memory_root
+    real = resolve_memory_root
 
     def counting(*args: Any, **kwargs: Any) -> Path:
         resolved.append(real(*args, **kwargs))
         return resolved[-1]
 
-    monkeypatch.setattr(configuration, "resolve_memory_root", counting)
+    monkeypatch.setattr(
+        "mymcp.plugins.mnemosyne.configuration.memory_root.resolve_memory_root", counting
+    )
     _inspect(client, id="bad")
     _inspect(client, {**V1_REFERENCE, "scope": "nope"})
     assert resolved == []

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.memory_root import resolve_memory_root
 from mymcp.plugins.mnemosyne.memory import files, scan
 from mymcp.plugins.mnemosyne.memory import recall as recall_service
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
@@ -212,13 +212,15 @@ def test_recall_resolves_the_root_only_for_a_valid_request(
     client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     resolved: list[Path] = []
-    real = configuration.resolve_memory_root
+    real = resolve_memory_root
 
     def counting(*args: Any, **kwargs: Any) -> Path:
         resolved.append(real(*args, **kwargs))
         return resolved[-1]
 
-    monkeypatch.setattr(configuration, "resolve_memory_root", counting)
+    monkeypatch.setattr(
+        "mymcp.plugins.mnemosyne.configuration.memory_root.resolve_memory_root", counting
+    )
     _recall(client, query="")
     _recall(client, scope="nope")
     _recall(client, tags=[])

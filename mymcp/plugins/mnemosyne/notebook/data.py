@@ -22,7 +22,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.gates import GATE_VARIABLES
+from mymcp.plugins.mnemosyne.configuration.memory_root import (
+    memory_root_problem,
+    resolve_memory_root,
+)
 from mymcp.plugins.mnemosyne.memory.errors import StorageError
 from mymcp.plugins.mnemosyne.memory.records import LegacyRecord, Record
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
@@ -91,7 +95,7 @@ def tools() -> list[JsonObject]:
     ``{"role", "tool", "variable", "setting"}``: the Tool's public name and the environment
     variable and ``config.toml`` key that switch it on (both ``null`` for a read Tool).
     """
-    variables = {key: variable for variable, key in configuration.GATE_VARIABLES}
+    variables = {key: variable for variable, key in GATE_VARIABLES}
     return [
         {
             "role": role,
@@ -120,8 +124,8 @@ def vocabulary() -> JsonObject:
 def _snapshot(environ: Mapping[str, str] | None, *, cached: bool = True) -> Snapshot | None:
     """The snapshot of the whole root; ``cached`` takes the files the page's store has read
     and that have not changed since from its caches."""
-    root = configuration.resolve_memory_root(os.environ if environ is None else environ)
-    if configuration.memory_root_problem(root) is not None:
+    root = resolve_memory_root(os.environ if environ is None else environ)
+    if memory_root_problem(root) is not None:
         return None
     store = _page_store()
     try:

@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mymcp.plugin_api.setup import setup_lines
-from mymcp.plugins.mnemosyne import configuration
+from mymcp.plugins.mnemosyne.configuration.gates import load_settings
+from mymcp.plugins.mnemosyne.configuration.memory_root import (
+    ROOT_VARIABLE,
+    memory_root_problem,
+    resolve_memory_root,
+)
+from mymcp.plugins.mnemosyne.configuration.settings_file import SettingsError
 from mymcp.plugins.mnemosyne.memory.errors import StorageError
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.memory.values import format_timestamp
@@ -224,9 +230,9 @@ def _usable_root(
     env: Mapping[str, str], command: str, err: TextIO, *, writing: bool = False
 ) -> Path | None:
     """The memory root, or None after saying why it cannot serve the command."""
-    root = configuration.resolve_memory_root(env)
+    root = resolve_memory_root(env)
     shown = f"the memory root {os.path.abspath(root)}"
-    problem = configuration.memory_root_problem(root)
+    problem = memory_root_problem(root)
     if problem is not None:
         _fail(err, command, f"{shown} {problem}")
         return None
@@ -235,7 +241,7 @@ def _usable_root(
             err,
             command,
             f"{shown} is a symbolic link; new records are written only into a real folder",
-            f"set {configuration.ROOT_VARIABLE} to the folder it points to",
+            f"set {ROOT_VARIABLE} to the folder it points to",
         )
         return None
     return root
@@ -244,8 +250,8 @@ def _usable_root(
 def _candidate_limit(env: Mapping[str, str], err: TextIO) -> int | None:
     """The operator's candidate limit (the server's setting), or None after saying why not."""
     try:
-        return configuration.load_settings(env).candidate_limit
-    except (ValueError, configuration.SettingsError) as error:
+        return load_settings(env).candidate_limit
+    except (ValueError, SettingsError) as error:
         lines = setup_lines(error) or [str(error)]
         _fail(err, "import", lines[0], *lines[1:2])
         return None
