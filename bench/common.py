@@ -36,14 +36,14 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from mymcp.plugins.mnemosyne.memory.records import (  # noqa: E402
+from mymcp.plugins.mnemosyne.memory.model.records import (  # noqa: E402
     CanonicalRecord,
     Collection,
     Namespace,
     canonical_relative_parts,
     serialize_canonical,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import (  # noqa: E402
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import (  # noqa: E402
     LifecycleState,
     MemoryKind,
     NamespaceKind,

@@ -31,7 +31,7 @@ if str(REPO_ROOT) not in sys.path:
 from mymcp.plugins.mnemosyne import doctor, policy_scan  # noqa: E402
 from mymcp.plugins.mnemosyne.configuration.gates import LIMIT_VARIABLE  # noqa: E402
 from mymcp.plugins.mnemosyne.configuration.memory_root import ROOT_VARIABLE  # noqa: E402
-from mymcp.plugins.mnemosyne.memory.records import serialize_record  # noqa: E402
+from mymcp.plugins.mnemosyne.memory.model.records import serialize_record  # noqa: E402
 
 SIZES = (1000, 5000, 10000)
 SECRET_EVERY = 50

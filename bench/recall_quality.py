@@ -25,21 +25,21 @@ from pathlib import Path
 from common import print_table, settle, temporary_root
 from recall_corpus import ABSENT, DIFFERENT, FAMILIES, MEMORIES, QUESTIONS, Memory, Question
 
-from mymcp.plugins.mnemosyne.memory.recall import RecallHit, RecallRequest, recall
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     Namespace,
     canonical_relative_parts,
     serialize_canonical,
 )
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.vocabulary import (
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     SCOPE_RULES,
     LifecycleState,
     Origin,
     RecordedVia,
     Scope,
 )
+from mymcp.plugins.mnemosyne.memory.recall import RecallHit, RecallRequest, recall
+from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
 TIERS = ("exact", "+wider", "+meaning")
 HEADER = (

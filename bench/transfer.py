@@ -27,7 +27,7 @@ from pathlib import Path
 
 from common import WORDS, print_table
 
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     Collection,
     LegacyRecord,
@@ -36,7 +36,7 @@ from mymcp.plugins.mnemosyne.memory.records import (
     canonical_relative_parts,
     serialize_record,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import (
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     SCOPE_RULES,
     LifecycleState,
     MemoryKind,

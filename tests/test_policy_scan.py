@@ -20,7 +20,7 @@ import pytest
 
 from mymcp import cli
 from mymcp.plugins.mnemosyne import policy_scan
-from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes
 from tests.clients.scenario import LEGACY_ID, LEGACY_RECORD
 from tests.doctoring import found, private_root, run_unchanged, tree_state
 from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record

@@ -23,7 +23,7 @@ from mymcp.plugins.mnemosyne.configuration.gates import (
     load_settings,
 )
 from mymcp.plugins.mnemosyne.configuration.settings_file import SETTINGS_ERROR_MESSAGES
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     canonical_relative_parts,
     parse_record_bytes,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import faults
+from mymcp.plugins.mnemosyne.memory.model import faults
 from tests.docs.markdown import ROOT
 from tests.helpers import McpClient, canonical_record, log_events, place_canonical
 

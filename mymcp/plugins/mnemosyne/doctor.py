@@ -7,7 +7,7 @@ carry a path. Nothing here creates, changes or moves a file: the checks are ``st
 
 The filesystem that holds the root (or, before the root exists, its nearest existing
 parent) is looked at with ``statvfs``: free bytes and inodes, and whether it is mounted
-read-only, named with the causes the server's log uses (``memory/faults.py``).
+read-only, named with the causes the server's log uses (``memory/model/faults.py``).
 
 The records are found by the store's own walk (``memory/discovery.py``: which files are
 candidates, how deep folders are entered, which entries are skipped) and checked by the
@@ -46,16 +46,17 @@ from mymcp.plugins.mnemosyne.configuration.memory_root import (
     resolve_memory_root,
 )
 from mymcp.plugins.mnemosyne.configuration.settings_file import SettingsError, SettingsProblem
-from mymcp.plugins.mnemosyne.memory import discovery, faults, files
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory import discovery, files
+from mymcp.plugins.mnemosyne.memory.model import faults
+from mymcp.plugins.mnemosyne.memory.model.records import (
     INVALID_ENCODING,
     INVALID_JSON,
     CanonicalRecord,
     RecordInvalid,
     parse_record_bytes,
 )
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.memory.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
 __all__ = ["FAIL", "OK", "WARN", "Finding", "findings"]

@@ -22,8 +22,8 @@ from mymcp.plugins.mnemosyne.configuration.memory_root import (
     resolve_memory_root,
 )
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.errors import StorageError
-from mymcp.plugins.mnemosyne.memory.values import CONTENT_LIMIT, normalize_text
+from mymcp.plugins.mnemosyne.memory.model.errors import StorageError
+from mymcp.plugins.mnemosyne.memory.model.values import CONTENT_LIMIT, normalize_text
 
 STORED = 0
 REFUSED = 1

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Record
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Record
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.transfer.snapshot import read_snapshot
 
 __all__ = ["Refused", "Scanned", "first_refusal", "scan"]

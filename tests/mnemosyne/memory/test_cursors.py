@@ -21,7 +21,7 @@ from mymcp.plugins.mnemosyne.memory.cursors import (
     selector_digest,
     snapshot_digest,
 )
-from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest, MnemosyneError
+from mymcp.plugins.mnemosyne.memory.model.errors import Conflict, InvalidRequest, MnemosyneError
 
 SELECTOR = selector_digest({"scope": "project", "namespace_id": None})
 SNAPSHOT = snapshot_digest(b"[]")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory.errors import ContentRefused
+from mymcp.plugins.mnemosyne.memory.model.errors import ContentRefused
 from mymcp.plugins.mnemosyne.memory.policy import (
     REASONS,
     REFUSAL_MESSAGE,

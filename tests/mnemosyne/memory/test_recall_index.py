@@ -16,11 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mymcp.plugins.mnemosyne.memory import recall, search_index, wording
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Namespace
-from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
-from mymcp.plugins.mnemosyne.memory.search_index import MIN_COMPACTION, SearchIndex
-from mymcp.plugins.mnemosyne.memory.values import canonical_tag_key
-from mymcp.plugins.mnemosyne.memory.vocabulary import (
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Namespace
+from mymcp.plugins.mnemosyne.memory.model.values import canonical_tag_key
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     LifecycleState,
     MemoryKind,
     NamespaceKind,
@@ -28,6 +26,8 @@ from mymcp.plugins.mnemosyne.memory.vocabulary import (
     RecordedVia,
     Scope,
 )
+from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
+from mymcp.plugins.mnemosyne.memory.search_index import MIN_COMPACTION, SearchIndex
 
 WORDS = ("alpha", "beta", "gamma", "delta", "plan", "release", "tea", "zeta", "ops", "q1")
 TEXTS = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)

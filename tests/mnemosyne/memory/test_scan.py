@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne.memory import discovery, files, scan
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
 from tests.helpers import settled_clock, write_record
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne.memory import files
-from mymcp.plugins.mnemosyne.memory.errors import (
+from mymcp.plugins.mnemosyne.memory.model.errors import (
     CandidateLimitExceeded,
     Conflict,
     InvalidRequest,
@@ -27,14 +27,14 @@ from mymcp.plugins.mnemosyne.memory.errors import (
     OutcomeUncertain,
     SourceUnavailable,
 )
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     LegacyRecord,
     parse_record_object,
     serialize_canonical,
 )
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from tests.helpers import (
     CANONICAL_ID,
     canonical_record,

@@ -18,9 +18,9 @@ from mymcp.plugins.mnemosyne.memory import files as files_module
 from mymcp.plugins.mnemosyne.memory import scan as scan_module
 from mymcp.plugins.mnemosyne.memory import store as store_module
 from mymcp.plugins.mnemosyne.memory import watch as watch_module
-from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded
+from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
 from tests.helpers import canonical_record, place_canonical, write_record
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory.errors import SHOWN_NAME
+from mymcp.plugins.mnemosyne.memory.model.errors import SHOWN_NAME
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 from tests.clients.scenario import CANONICAL_REFERENCE, MUTATION_CALLS, seed_memory_root
 from tests.helpers import McpClient, log_events, unexpected_argument

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, parse_record_bytes
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 from mymcp.plugins.mnemosyne.plugin import MnemosyneContext
 from mymcp.plugins.mnemosyne.tools import lifecycle, revise

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, parse_record_bytes
 from tests.helpers import McpClient, remember_arguments
 
 DRAFT = remember_arguments(

@@ -16,8 +16,8 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory import remember as remember_service
-from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes, serialize_canonical
-from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
+from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes, serialize_canonical
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES, Scope
 from tests.helpers import (
     CANONICAL_ID,
     V2_KEY_ORDER,

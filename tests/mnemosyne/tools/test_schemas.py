@@ -1,4 +1,4 @@
-"""The published patterns say what the server's own rules say (``memory/values.py``).
+"""The published patterns say what the server's own rules say (``memory/model/values.py``).
 
 A published pattern only steers a model; the server decides. Still, a pattern that refused a
 value the server takes would stop a careful client from sending it, and one that allowed
@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory.values import (
+from mymcp.plugins.mnemosyne.memory.model.values import (
     LANGUAGE_LIMIT,
     is_identifier,
     normalize_language,

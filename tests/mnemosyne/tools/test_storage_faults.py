@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import faults
+from mymcp.plugins.mnemosyne.memory.model import faults
 from tests.helpers import McpClient, canonical_record, log_events, snapshot_tree, write_record
 from tests.mnemosyne.tools.mutation_support import OTHER_ID, existing, fix_clock, reference_of
 from tests.tmpfs import fill_bytes, fill_inodes, remount, small_tmpfs

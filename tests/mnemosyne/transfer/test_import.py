@@ -663,7 +663,7 @@ _WORDS = st.text(st.sampled_from("abcdefghij KLMNOP éü"), min_size=1, max_size
 
 @st.composite
 def _records(draw: st.DrawFn) -> list[dict[str, Any]]:
-    from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, MemoryKind
+    from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES, MemoryKind
 
     made: list[dict[str, Any]] = []
     for index in range(draw(st.integers(1, 4))):

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.model.values import CONTENT_LIMIT, is_identifier
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.store import encode_record
-from mymcp.plugins.mnemosyne.memory.values import CONTENT_LIMIT, is_identifier
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.transfer import server_memory
 from mymcp.plugins.mnemosyne.transfer.importer import Incoming, Kind, Line
 from mymcp.plugins.mnemosyne.transfer.server_memory import (
@@ -293,7 +293,7 @@ def test_entity_types_choose_scope_and_kinds(
 
 
 def test_every_place_in_the_table_is_allowed_by_its_scope() -> None:
-    from mymcp.plugins.mnemosyne.memory.vocabulary import scope_allows
+    from mymcp.plugins.mnemosyne.memory.model.vocabulary import scope_allows
 
     places = {*ENTITY_TYPES.values(), server_memory.OTHER}
     assert all(scope_allows(p.scope, p.namespace_kind, p.kind) for p in places)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory.records import parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes
 from mymcp.plugins.mnemosyne.transfer import command
 from tests.helpers import canonical_record, place_canonical, tea_preference
 from tests.processes import child_environment, mymcp_command

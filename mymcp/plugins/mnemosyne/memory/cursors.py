@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import Conflict, InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.errors import Conflict, InvalidRequest
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",

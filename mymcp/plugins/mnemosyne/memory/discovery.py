@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from mymcp.plugins.mnemosyne.memory import files
-from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded
+from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded
 
 __all__ = [
     "CANDIDATE",

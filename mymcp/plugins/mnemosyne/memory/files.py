@@ -4,11 +4,12 @@ Every name below a starting descriptor is opened with ``O_NOFOLLOW``, so a compo
 swapped for a symlink between a check and a use can never lead outside the tree, and a
 record file's size is checked on the open handle before a byte is read.
 
-Nothing here knows the memory domain. A function either succeeds, raises ``OSError``
-(sharpened where a caller needs to tell cases apart: ``FileNotFoundError`` for a missing
-name, :class:`SymlinkRefused` for a symlink, ``NotADirectoryError`` for another
-non-directory), or, for a record file that cannot be used, raises :class:`EntrySkipped`
-with the skip reason that is logged. The store decides what each failure means.
+Of the memory domain it knows only the suffix of a record file. A function either
+succeeds, raises ``OSError`` (sharpened where a caller needs to tell cases apart:
+``FileNotFoundError`` for a missing name, :class:`SymlinkRefused` for a symlink,
+``NotADirectoryError`` for another non-directory), or, for a record file that cannot be
+used, raises :class:`EntrySkipped` with the skip reason that is logged. The store decides
+what each failure means.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from mymcp.plugins.mnemosyne.memory.model.records import RECORD_SUFFIX
+
 MAX_RECORD_BYTES = 65_536  # a larger record file is skipped without being read
 MAX_CANDIDATES = 1000  # the most record files one scan may find (memory/scan.py counts)
-RECORD_SUFFIX = ".json"
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 

@@ -10,22 +10,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import Conflict, NotFound
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.errors import Conflict, NotFound
+from mymcp.plugins.mnemosyne.memory.model.records import (
     LEGACY_VERSION,
     CanonicalRecord,
     LegacyRecord,
     Record,
     canonical_record_dict,
 )
-from mymcp.plugins.mnemosyne.memory.references import (
+from mymcp.plugins.mnemosyne.memory.model.references import (
     CanonicalReference,
     LegacyReference,
     Reference,
     reference_dict,
 )
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 
 __all__ = ["inspect_memory", "load_current", "memory_view"]
 

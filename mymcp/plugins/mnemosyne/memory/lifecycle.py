@@ -20,18 +20,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from mymcp.plugins.mnemosyne.memory.errors import (
+from mymcp.plugins.mnemosyne.memory.inspect import load_current
+from mymcp.plugins.mnemosyne.memory.model.errors import (
     Conflict,
     InvalidRequest,
     MnemosyneError,
     NotFound,
 )
-from mymcp.plugins.mnemosyne.memory.inspect import load_current
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
-from mymcp.plugins.mnemosyne.memory.references import REFERENCE, CanonicalReference
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.model.references import REFERENCE, CanonicalReference
+from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.values import format_timestamp
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState
 
 __all__ = [
     "ALREADY_ACTIVE",

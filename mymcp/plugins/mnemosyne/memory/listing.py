@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from mymcp.plugins.mnemosyne.memory import cursors
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.store import CollectionMode, MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 
 __all__ = [
     "AMBIGUOUS",

@@ -38,9 +38,11 @@ from typing import Final, NamedTuple
 
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugins.mnemosyne.memory import meaning, wording
-from mymcp.plugins.mnemosyne.memory.errors import RecordChanged
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Record
-from mymcp.plugins.mnemosyne.memory.references import reference_dict
+from mymcp.plugins.mnemosyne.memory.model.errors import RecordChanged
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Record
+from mymcp.plugins.mnemosyne.memory.model.references import reference_dict
+from mymcp.plugins.mnemosyne.memory.model.values import RESULT_LIMIT, canonical_tag_key
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.memory.search_index import (
     Planes,
     SearchIndex,
@@ -50,8 +52,6 @@ from mymcp.plugins.mnemosyne.memory.search_index import (
     nonzero,
 )
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.values import RESULT_LIMIT, canonical_tag_key
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.memory.wording import STOP_WORDS, TERM_RE
 
 __all__ = [

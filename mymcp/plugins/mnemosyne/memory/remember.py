@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Final
 
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.errors import MnemosyneError, NotFound, SourceUnavailable
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, duplicate_key
+from mymcp.plugins.mnemosyne.memory.model.errors import MnemosyneError, NotFound, SourceUnavailable
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, duplicate_key
+from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp, is_canonical_id
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, RecordedVia
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
-from mymcp.plugins.mnemosyne.memory.values import format_timestamp, is_canonical_id
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, RecordedVia
 
 __all__ = [
     "ALREADY_EXISTS",

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Final
 
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.inspect import load_current
 from mymcp.plugins.mnemosyne.memory.lifecycle import (
     Changed,
@@ -25,8 +24,9 @@ from mymcp.plugins.mnemosyne.memory.lifecycle import (
     now_timestamp,
     replace_record,
 )
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
-from mymcp.plugins.mnemosyne.memory.references import CanonicalReference
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Collection, Namespace
+from mymcp.plugins.mnemosyne.memory.model.references import CanonicalReference
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
 
 __all__ = ["ALREADY_CURRENT", "REVISED", "Revision", "revise"]

@@ -49,9 +49,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, TypeVar, cast
 
-from mymcp.plugins.mnemosyne.memory import discovery, faults, files
-from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, RecordChanged
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory import discovery, files
+from mymcp.plugins.mnemosyne.memory.model import faults
+from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded, RecordChanged
+from mymcp.plugins.mnemosyne.memory.model.records import (
+    RECORD_SUFFIX,
     CanonicalRecord,
     Record,
     RecordInvalid,
@@ -59,7 +61,7 @@ from mymcp.plugins.mnemosyne.memory.records import (
     duplicate_key,
     parse_record_bytes,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, MemoryKind, Scope
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, MemoryKind, Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
 
 __all__ = [
@@ -218,7 +220,7 @@ class StoredRecord:
         """The memory ID (for a canonical record, its file's name less ``.json``)."""
         if self.legacy_id is not None:
             return self.legacy_id
-        return self.parts[-1][: -len(files.RECORD_SUFFIX)]
+        return self.parts[-1][: -len(RECORD_SUFFIX)]
 
     @property
     def scope_path(self) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from itertools import compress, repeat
 from typing import Final, NamedTuple
 
-from mymcp.plugins.mnemosyne.memory.records import Record
+from mymcp.plugins.mnemosyne.memory.model.records import Record
 from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
 
 __all__ = [

@@ -24,8 +24,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from mymcp.plugins.mnemosyne.memory import faults, files, scan, writes
-from mymcp.plugins.mnemosyne.memory.errors import (
+from mymcp.plugins.mnemosyne.memory import files, scan, writes
+from mymcp.plugins.mnemosyne.memory.model import faults
+from mymcp.plugins.mnemosyne.memory.model.errors import (
     CandidateLimitExceeded,
     Conflict,
     MnemosyneError,
@@ -34,14 +35,14 @@ from mymcp.plugins.mnemosyne.memory.errors import (
     SourceUnavailable,
     StorageError,
 )
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     LegacyRecord,
     Record,
     canonical_relative_parts,
 )
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed, shared_feed
 from mymcp.plugins.mnemosyne.memory.writes import encode_record
 

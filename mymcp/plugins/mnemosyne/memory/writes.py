@@ -17,14 +17,14 @@ from __future__ import annotations
 import hashlib
 
 from mymcp.plugins.mnemosyne.memory import files
-from mymcp.plugins.mnemosyne.memory.errors import (
+from mymcp.plugins.mnemosyne.memory.model.errors import (
     Conflict,
     InvalidRequest,
     MnemosyneError,
     OutcomeUncertain,
     SourceUnavailable,
 )
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     Record,
     RecordInvalid,

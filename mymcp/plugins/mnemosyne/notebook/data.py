@@ -27,11 +27,11 @@ from mymcp.plugins.mnemosyne.configuration.memory_root import (
     memory_root_problem,
     resolve_memory_root,
 )
-from mymcp.plugins.mnemosyne.memory.errors import StorageError
-from mymcp.plugins.mnemosyne.memory.records import LegacyRecord, Record
+from mymcp.plugins.mnemosyne.memory.model.errors import StorageError
+from mymcp.plugins.mnemosyne.memory.model.records import LegacyRecord, Record
+from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES, Scope
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.values import format_timestamp
-from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
 from mymcp.plugins.mnemosyne.tools import inspect, lifecycle, recall, remember, revise
 from mymcp.plugins.mnemosyne.tools.framework import MemoryTool
 from mymcp.plugins.mnemosyne.transfer.document import build_document, encode_document

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from mymcp.plugins.mnemosyne.memory.errors import UnexpectedArgument
+from mymcp.plugins.mnemosyne.memory.model.errors import UnexpectedArgument
 
 
 def refuse_unexpected(

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mymcp import jsonvalue
 from mymcp.jsonvalue import JsonObject
 from mymcp.plugin_api import ConsentRequirement, ToolEffects
-from mymcp.plugins.mnemosyne.memory.errors import CandidateLimitExceeded, MnemosyneError
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord
-from mymcp.plugins.mnemosyne.memory.references import reference_dict
+from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded, MnemosyneError
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord
+from mymcp.plugins.mnemosyne.memory.model.references import reference_dict
 
 if TYPE_CHECKING:
     from mymcp.plugins.mnemosyne.memory.store import MemoryStore

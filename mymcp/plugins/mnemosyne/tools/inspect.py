@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.records import LEGACY_VERSION
-from mymcp.plugins.mnemosyne.memory.references import REFERENCE, Reference, parse_reference
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.records import LEGACY_VERSION
+from mymcp.plugins.mnemosyne.memory.model.references import REFERENCE, Reference, parse_reference
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall

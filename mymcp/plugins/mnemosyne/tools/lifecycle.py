@@ -11,15 +11,15 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.records import CANONICAL_VERSION
-from mymcp.plugins.mnemosyne.memory.references import (
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.records import CANONICAL_VERSION
+from mymcp.plugins.mnemosyne.memory.model.references import (
     EXPECTED_REVISION,
     REFERENCE,
     CanonicalReference,
     parse_change_target,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import (

@@ -14,10 +14,10 @@ from mymcp.plugins.mnemosyne.memory.cursors import (
     MAX_CURSOR_LENGTH,
     MAX_PAGE_SIZE,
 )
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.references import CanonicalReference, LegacyReference
-from mymcp.plugins.mnemosyne.memory.values import is_identifier
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.references import CanonicalReference, LegacyReference
+from mymcp.plugins.mnemosyne.memory.model.values import is_identifier
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import (

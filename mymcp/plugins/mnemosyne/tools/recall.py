@@ -6,9 +6,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.values import MAX_TAGS, RESULT_LIMIT, TAG_LIMIT, is_identifier
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.values import (
+    MAX_TAGS,
+    RESULT_LIMIT,
+    TAG_LIMIT,
+    is_identifier,
+)
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, Collection, Namespace
-from mymcp.plugins.mnemosyne.memory.values import (
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Collection, Namespace
+from mymcp.plugins.mnemosyne.memory.model.values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
     LANGUAGE_LIMIT,
@@ -19,7 +19,7 @@ from mymcp.plugins.mnemosyne.memory.values import (
     normalize_text,
     parse_event_timestamp,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import (
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     PUBLIC_ORIGINS,
     SCOPE_RULES,
     MemoryKind,

@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.references import (
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.references import (
     EXPECTED_REVISION,
     REFERENCE,
     CanonicalReference,
     parse_change_target,
 )
-from mymcp.plugins.mnemosyne.memory.values import (
+from mymcp.plugins.mnemosyne.memory.model.values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
     TITLE_LIMIT,

@@ -14,12 +14,12 @@ the server enforces every rule either way.
 from __future__ import annotations
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.records import CANONICAL_VERSION, LEGACY_VERSION
-from mymcp.plugins.mnemosyne.memory.references import CANONICAL_KEYS, LEGACY_KEYS
-from mymcp.plugins.mnemosyne.memory.values import IDENTIFIER_RE, MAX_TAGS, TAG_LIMIT
-from mymcp.plugins.mnemosyne.memory.vocabulary import SCOPE_RULES, Scope
+from mymcp.plugins.mnemosyne.memory.model.records import CANONICAL_VERSION, LEGACY_VERSION
+from mymcp.plugins.mnemosyne.memory.model.references import CANONICAL_KEYS, LEGACY_KEYS
+from mymcp.plugins.mnemosyne.memory.model.values import IDENTIFIER_RE, MAX_TAGS, TAG_LIMIT
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES, Scope
 
-# ECMAScript spellings of the rules in ``memory/values.py``: the identifier's is its rule
+# ECMAScript spellings of the rules in ``memory/model/values.py``: the identifier's is its rule
 # with plain groups, anchored; for the others, which read looser or Unicode-aware there,
 # tests check that they agree.
 IDENTIFIER_PATTERN = "^" + IDENTIFIER_RE.pattern.replace("(?:", "(") + "$"

@@ -21,8 +21,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mymcp.plugins.mnemosyne.memory import files
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     RecordInvalid,
     canonical_record_dict,
@@ -30,10 +30,10 @@ from mymcp.plugins.mnemosyne.memory.records import (
     parse_record_object,
     unknown_field,
 )
-from mymcp.plugins.mnemosyne.memory.references import parse_reference, reference_dict
+from mymcp.plugins.mnemosyne.memory.model.references import parse_reference, reference_dict
+from mymcp.plugins.mnemosyne.memory.model.values import parse_timestamp
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.scan import SCOPE_DEPTH, record_parts
-from mymcp.plugins.mnemosyne.memory.values import parse_timestamp
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 from mymcp.plugins.mnemosyne.transfer.importer import Entry, Incoming, Kind, Line
 from mymcp.plugins.mnemosyne.transfer.snapshot import Snapshot
 from mymcp.plugins.mnemosyne.transfer.source import (

@@ -33,23 +33,23 @@ from enum import StrEnum
 from pathlib import Path
 
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.errors import (
+from mymcp.plugins.mnemosyne.memory.model.errors import (
     CandidateLimitExceeded,
     Conflict,
     ContentRefused,
     InvalidRequest,
 )
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     LegacyRecord,
     Record,
     duplicate_key,
 )
+from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.memory.remember import new_memory_id
 from mymcp.plugins.mnemosyne.memory.scan import record_parts
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
-from mymcp.plugins.mnemosyne.memory.values import format_timestamp
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
 
 __all__ = ["Entry", "Incoming", "Kind", "Line", "import_entries"]
 

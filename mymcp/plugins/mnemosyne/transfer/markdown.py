@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator, Sequence
 from itertools import groupby
 
-from mymcp.plugins.mnemosyne.memory.records import CanonicalRecord, LegacyRecord
-from mymcp.plugins.mnemosyne.memory.vocabulary import LifecycleState, Scope
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, LegacyRecord
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.transfer.snapshot import Found, Snapshot
 
 __all__ = ["render_markdown"]

@@ -32,10 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.errors import ContentRefused
-from mymcp.plugins.mnemosyne.memory.records import Namespace, canonical_relative_parts
-from mymcp.plugins.mnemosyne.memory.remember import Draft
-from mymcp.plugins.mnemosyne.memory.values import (
+from mymcp.plugins.mnemosyne.memory.model.errors import ContentRefused
+from mymcp.plugins.mnemosyne.memory.model.records import Namespace, canonical_relative_parts
+from mymcp.plugins.mnemosyne.memory.model.values import (
     CONTENT_LIMIT,
     IDENTIFIER_LIMIT,
     LABEL_LIMIT,
@@ -44,13 +43,14 @@ from mymcp.plugins.mnemosyne.memory.values import (
     normalize_tag,
     normalize_text,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import (
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     MemoryKind,
     NamespaceKind,
     Origin,
     RecordedVia,
     Scope,
 )
+from mymcp.plugins.mnemosyne.memory.remember import Draft
 from mymcp.plugins.mnemosyne.transfer.importer import Entry, Incoming, Kind, Line
 from mymcp.plugins.mnemosyne.transfer.source import field_problem, json_of, text_of
 

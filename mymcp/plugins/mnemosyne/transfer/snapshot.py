@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mymcp.plugins.mnemosyne.memory import discovery, files
-from mymcp.plugins.mnemosyne.memory.errors import NotFound
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.errors import NotFound
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     LegacyRecord,
     Record,
     RecordInvalid,
     parse_record_bytes,
 )
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
 from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
 
 __all__ = ["NOT_A_DIRECTORY", "NOT_A_SCOPE", "Found", "Skipped", "Snapshot", "read_snapshot"]
 

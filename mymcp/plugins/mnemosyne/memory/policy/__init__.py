@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mymcp.plugins.mnemosyne.memory.errors import ContentRefused
+from mymcp.plugins.mnemosyne.memory.model.errors import ContentRefused
 from mymcp.plugins.mnemosyne.memory.policy.rules import TABLE
 
 __all__ = [

@@ -16,8 +16,8 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass
 
-from mymcp.plugins.mnemosyne.memory.values import is_identifier
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.model.values import is_identifier
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 
 __all__ = [
     "CAUSES",

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory.values import (
+from mymcp.plugins.mnemosyne.memory.model.values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
     TITLE_LIMIT,

@@ -16,7 +16,6 @@ from typing import Final, NoReturn, TypeAlias, TypeVar
 
 from mymcp import jsonvalue
 
-from .files import RECORD_SUFFIX
 from .values import (
     CONTENT_LIMIT,
     LABEL_LIMIT,
@@ -47,6 +46,7 @@ __all__ = [
     "INVALID_JSON",
     "INVALID_RECORD",
     "LEGACY_VERSION",
+    "RECORD_SUFFIX",
     "CanonicalRecord",
     "Collection",
     "LegacyRecord",
@@ -66,6 +66,7 @@ __all__ = [
 
 LEGACY_VERSION: Final = 1
 CANONICAL_VERSION: Final = 2
+RECORD_SUFFIX: Final = ".json"  # the last suffix of every record file
 
 INVALID_ENCODING: Final = "invalid_encoding"
 INVALID_JSON: Final = "invalid_json"

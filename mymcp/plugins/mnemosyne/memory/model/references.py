@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, NoReturn, TypeAlias, overload
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CANONICAL_VERSION,
     LEGACY_VERSION,
     CanonicalRecord,
     LegacyRecord,
     Record,
 )
-from mymcp.plugins.mnemosyne.memory.values import is_canonical_id, is_identifier, is_legacy_id
-from mymcp.plugins.mnemosyne.memory.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.model.values import is_canonical_id, is_identifier, is_legacy_id
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 
 __all__ = [
     "CANONICAL_KEYS",

@@ -20,7 +20,7 @@ differently per Tool), unless the error carries a fixed one.
           └── CandidateLimitExceeded               candidate_limit_exceeded
 
 A storage failure or an uncertain outcome that the store reports carries a
-:class:`~mymcp.plugins.mnemosyne.memory.faults.Fault` (its cause, errno name and directory)
+:class:`~mymcp.plugins.mnemosyne.memory.model.faults.Fault` (its cause, errno name and directory)
 for the Tool's log line; the answer never shows it.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar, Final
 
-from mymcp.plugins.mnemosyne.memory.faults import Fault
+from mymcp.plugins.mnemosyne.memory.model.faults import Fault
 
 UNEXPECTED: Final = "unexpected argument"
 # The argument names an answer may repeat: short words of ASCII letters, digits, ``_``, ``.``

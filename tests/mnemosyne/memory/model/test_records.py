@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory.records import (
+from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     Collection,
     LegacyRecord,
@@ -24,11 +24,11 @@ from mymcp.plugins.mnemosyne.memory.records import (
     serialize_record,
     unknown_field,
 )
-from mymcp.plugins.mnemosyne.memory.values import (
+from mymcp.plugins.mnemosyne.memory.model.values import (
     normalize_tag,
     normalize_text,
 )
-from mymcp.plugins.mnemosyne.memory.vocabulary import (
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     SCOPE_RULES,
     LifecycleState,
     MemoryKind,
