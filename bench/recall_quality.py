@@ -39,7 +39,7 @@ from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     Scope,
 )
 from mymcp.plugins.mnemosyne.memory.recall import RecallHit, RecallRequest, recall
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 TIERS = ("exact", "+wider", "+meaning")
 HEADER = (

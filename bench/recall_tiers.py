@@ -30,7 +30,7 @@ from common import (
 
 from mymcp.plugins.mnemosyne.memory import meaning, recall
 from mymcp.plugins.mnemosyne.memory.recall import RecallRequest
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 ROUNDS = 20
 PER_ROUND = 10

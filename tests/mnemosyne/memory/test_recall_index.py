@@ -26,8 +26,8 @@ from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     RecordedVia,
     Scope,
 )
-from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
 from mymcp.plugins.mnemosyne.memory.search_index import MIN_COMPACTION, SearchIndex
+from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
 
 WORDS = ("alpha", "beta", "gamma", "delta", "plan", "release", "tea", "zeta", "ops", "q1")
 TEXTS = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne.configuration.memory_root import resolve_memory_root
-from mymcp.plugins.mnemosyne.memory import files, scan
 from mymcp.plugins.mnemosyne.memory import recall as recall_service
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage import files, scan
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.tools import schemas
 from tests.helpers import (
     CANONICAL_ID,

@@ -51,7 +51,7 @@ from mymcp.plugins.mnemosyne.memory.search_index import (
     masked,
     nonzero,
 )
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.wording import STOP_WORDS, TERM_RE
 
 __all__ = [
