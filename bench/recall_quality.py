@@ -38,7 +38,7 @@ from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     RecordedVia,
     Scope,
 )
-from mymcp.plugins.mnemosyne.memory.recall import RecallHit, RecallRequest, recall
+from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallHit, RecallRequest, recall
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 TIERS = ("exact", "+wider", "+meaning")

@@ -52,12 +52,22 @@ CAPABILITY_VERSION = "1.0.0"
 # What the Tool handlers import on their first call; warm_up imports the same.
 SERVICE_MODULES: tuple[str, ...] = tuple(
     f"mymcp.plugins.mnemosyne.memory.{name}"
-    for name in ("storage.store", "recall", "listing", "inspect", "lifecycle", "remember", "revise")
+    for name in (
+        "storage.store",
+        "recall.ranking",
+        "listing",
+        "inspect",
+        "lifecycle",
+        "remember",
+        "revise",
+    )
 )
 
 # Data a service reads on its first use, loaded by warm_up after the imports: (module,
 # function of no arguments).
-SERVICE_DATA: tuple[tuple[str, str], ...] = (("mymcp.plugins.mnemosyne.memory.meaning", "load"),)
+SERVICE_DATA: tuple[tuple[str, str], ...] = (
+    ("mymcp.plugins.mnemosyne.memory.recall.meaning", "load"),
+)
 
 # The usage note agents get (``instructions`` of ``initialize`` and ``server/discover``): how
 # to use the notebook well. At most 1,000 characters.
