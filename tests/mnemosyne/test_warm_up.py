@@ -115,7 +115,7 @@ DATA_PROBE = textwrap.dedent(
     """
     import threading
     from mymcp.plugins.mnemosyne import plugin
-    from mymcp.plugins.mnemosyne.memory import meaning
+    from mymcp.plugins.mnemosyne.memory.recall import meaning
 
     print(meaning._table is None)
     plugin.warm_up()

@@ -13,7 +13,7 @@ import pytest
 from mymcp.plugins.mnemosyne.memory import listing
 from mymcp.plugins.mnemosyne.memory.listing import ListRequest, Selector, list_page
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import write_record
 
 SCOPE = Selector(Scope.PROJECT)

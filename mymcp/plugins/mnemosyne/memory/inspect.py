@@ -25,7 +25,7 @@ from mymcp.plugins.mnemosyne.memory.model.references import (
     reference_dict,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 
 __all__ = ["inspect_memory", "load_current", "memory_view"]
 

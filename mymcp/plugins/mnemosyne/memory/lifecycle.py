@@ -31,7 +31,7 @@ from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.model.references import REFERENCE, CanonicalReference
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 
 __all__ = [
     "ALREADY_ACTIVE",

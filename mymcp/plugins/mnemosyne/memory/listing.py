@@ -24,7 +24,7 @@ from typing import Literal, NamedTuple
 
 from mymcp.plugins.mnemosyne.memory import cursors
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import CollectionMode, MemoryStore, StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage.store import CollectionMode, MemoryStore, StoredRecord
 
 __all__ = [
     "AMBIGUOUS",

@@ -31,7 +31,7 @@ from mymcp.plugins.mnemosyne.memory.model.errors import MnemosyneError, NotFound
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, duplicate_key
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp, is_canonical_id
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, RecordedVia
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord, encode_record
 
 __all__ = [
     "ALREADY_EXISTS",

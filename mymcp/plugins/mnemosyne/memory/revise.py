@@ -27,7 +27,7 @@ from mymcp.plugins.mnemosyne.memory.lifecycle import (
 from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Collection, Namespace
 from mymcp.plugins.mnemosyne.memory.model.references import CanonicalReference
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 __all__ = ["ALREADY_CURRENT", "REVISED", "Revision", "revise"]
 

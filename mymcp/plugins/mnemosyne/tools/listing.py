@@ -29,7 +29,7 @@ from mymcp.plugins.mnemosyne.tools.framework import (
 
 if TYPE_CHECKING:
     from mymcp.plugins.mnemosyne.memory.listing import ListedItem, ListRequest, Page, Selector
-    from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
+    from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
 
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
 

@@ -15,7 +15,6 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory import recall, search_index, wording
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Namespace
 from mymcp.plugins.mnemosyne.memory.model.values import canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
@@ -26,8 +25,9 @@ from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     RecordedVia,
     Scope,
 )
-from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
-from mymcp.plugins.mnemosyne.memory.search_index import MIN_COMPACTION, SearchIndex
+from mymcp.plugins.mnemosyne.memory.recall import ranking, search_index, wording
+from mymcp.plugins.mnemosyne.memory.recall.search_index import MIN_COMPACTION, SearchIndex
+from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
 
 WORDS = ("alpha", "beta", "gamma", "delta", "plan", "release", "tea", "zeta", "ops", "q1")
 TEXTS = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
@@ -85,15 +85,15 @@ def expected_scores(
         assert isinstance(record, CanonicalRecord)
         if record.state is LifecycleState.ARCHIVED:
             continue
-        title, content = recall.terms(record.title or ""), recall.terms(record.content)
-        path = recall.terms(item.scope_path).union(*(recall.terms(tag) for tag in record.tags))
+        title, content = ranking.terms(record.title or ""), ranking.terms(record.content)
+        path = ranking.terms(item.scope_path).union(*(ranking.terms(tag) for tag in record.tags))
         score = sum(
-            recall.TITLE_WEIGHT * (term in title)
-            + recall.PATH_WEIGHT * (term in path)
-            + recall.CONTENT_WEIGHT * (term in content)
+            ranking.TITLE_WEIGHT * (term in title)
+            + ranking.PATH_WEIGHT * (term in path)
+            + ranking.CONTENT_WEIGHT * (term in content)
             for term in query
         )
-        score += recall.TAG_WEIGHT * len(tags & {canonical_tag_key(t) for t in record.tags})
+        score += ranking.TAG_WEIGHT * len(tags & {canonical_tag_key(t) for t in record.tags})
         if score:
             scores[item] = score
     return scores
@@ -117,7 +117,7 @@ def best(
     index: SearchIndex, query: frozenset[str], tags: frozenset[str], mask: int | None = None
 ) -> list[tuple[StoredRecord, int]]:
     with index.lock:
-        planes = recall.exact_planes(index, query, tags, index.live() if mask is None else mask)
+        planes = ranking.exact_planes(index, query, tags, index.live() if mask is None else mask)
         return [(index.record(number), score) for number, score in index.best(planes, 5)]
 
 
@@ -134,7 +134,7 @@ def test_the_index_ranks_what_it_serves_by_the_ranking_rule_in_bounded_memory(
     query: frozenset[str],
     tags: frozenset[str],
 ) -> None:
-    index = SearchIndex(recall.record_words, wording.word_key)
+    index = SearchIndex(ranking.record_words, wording.word_key)
     served: list[StoredRecord] = []
     for picks in scans:
         scan = list(dict.fromkeys(pool[pick % len(pool)] for pick in picks))
@@ -156,7 +156,7 @@ def test_the_index_ranks_what_it_serves_by_the_ranking_rule_in_bounded_memory(
 def test_a_namespace_narrows_the_ranking_to_its_records(
     pool: list[StoredRecord], query: frozenset[str], namespace: str
 ) -> None:
-    index = SearchIndex(recall.record_words, wording.word_key)
+    index = SearchIndex(ranking.record_words, wording.word_key)
     follow(index, [], pool)
     within = [item for item in pool if item.namespace_id == namespace]
 
@@ -169,7 +169,7 @@ def test_a_namespace_narrows_the_ranking_to_its_records(
 
 
 def test_compaction_forgets_every_mention_of_records_that_left() -> None:
-    index = SearchIndex(recall.record_words, wording.word_key)
+    index = SearchIndex(ranking.record_words, wording.word_key)
     keep = stored(1, "alpha plan", "beta", ("tea",), False)
     served = [keep]
     follow(index, [], served)
@@ -179,33 +179,33 @@ def test_compaction_forgets_every_mention_of_records_that_left() -> None:
         served = scan
 
     assert index._gone <= MIN_COMPACTION
-    assert best(index, frozenset({"alpha"}), frozenset()) == [(keep, recall.TITLE_WEIGHT)]
-    assert f"{2:032x}" not in index.table(recall.EXACT, search_index.PATH)  # a long-gone id
+    assert best(index, frozenset({"alpha"}), frozenset()) == [(keep, ranking.TITLE_WEIGHT)]
+    assert f"{2:032x}" not in index.table(ranking.EXACT, search_index.PATH)  # a long-gone id
     # Records served and gone together hold every mention there is: per record its terms,
     # keys and tags, the parts whose keys are derived, its namespace, language and file name.
     sample = [keep, stored(0, "gamma", "delta release", ("ops",), False)]
     per_record = max(
         sum(len(part) for part in (*words.terms, *words.keys)) + len(words.tags) + 5
-        for words in (recall.record_words(item, item.record) for item in sample)
+        for words in (ranking.record_words(item, item.record) for item in sample)
         if words is not None
     )
     assert index.mentions() <= (index._gone + index.served) * per_record
 
 
 def test_a_word_is_kept_once_however_many_records_hold_it() -> None:
-    index = SearchIndex(recall.record_words, wording.word_key)
+    index = SearchIndex(ranking.record_words, wording.word_key)
     follow(index, [], [stored(1, "release plan", "release", (), False)])
     follow(index, [], [stored(2, "release notes", "plan", (), False)])
 
     for part in search_index.PARTS:
-        for word in index.table(recall.EXACT, part):
+        for word in index.table(ranking.EXACT, part):
             assert word is sys.intern(word)
-    assert list(index.table(recall.EXACT, search_index.CONTENT)["release"]) == [0]
-    assert list(index.table(recall.EXACT, search_index.TITLE)["release"]) == [0, 1]
+    assert list(index.table(ranking.EXACT, search_index.CONTENT)["release"]) == [0]
+    assert list(index.table(ranking.EXACT, search_index.TITLE)["release"]) == [0, 1]
 
 
 def test_a_large_tie_is_broken_by_path_also_after_changes() -> None:
-    index = SearchIndex(recall.record_words, wording.word_key)
+    index = SearchIndex(ranking.record_words, wording.word_key)
     pool = [stored(number, "", "zeta", (), False) for number in range(300)]
     follow(index, [], pool[100:])
     follow(index, [], pool[:100])  # numbered after the others, first by path
@@ -291,9 +291,9 @@ ASCII_TEXTS = st.lists(
 def test_ascii_text_gives_the_terms_and_keys_of_the_rules_in_c(
     text: str, language: str | None
 ) -> None:
-    words, keys, derived = recall._text_words(text, language)
+    words, keys, derived = ranking._text_words(text, language)
 
     assert derived
-    assert set(words) == recall.terms(text)
+    assert set(words) == ranking.terms(text)
     from_terms = {key for word in words if (key := wording.word_key(word, language)) is not None}
     assert from_terms | keys == wording.text_keys(text, language)

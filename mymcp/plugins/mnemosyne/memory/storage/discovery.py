@@ -17,8 +17,8 @@ import os
 from collections.abc import Callable
 from typing import NamedTuple
 
-from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded
+from mymcp.plugins.mnemosyne.memory.storage import files
 
 __all__ = [
     "CANDIDATE",

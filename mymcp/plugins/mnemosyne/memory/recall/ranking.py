@@ -37,13 +37,13 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory import meaning, wording
 from mymcp.plugins.mnemosyne.memory.model.errors import RecordChanged
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Record
 from mymcp.plugins.mnemosyne.memory.model.references import reference_dict
 from mymcp.plugins.mnemosyne.memory.model.values import RESULT_LIMIT, canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
-from mymcp.plugins.mnemosyne.memory.search_index import (
+from mymcp.plugins.mnemosyne.memory.recall import meaning, wording
+from mymcp.plugins.mnemosyne.memory.recall.search_index import (
     Planes,
     SearchIndex,
     Words,
@@ -51,8 +51,8 @@ from mymcp.plugins.mnemosyne.memory.search_index import (
     masked,
     nonzero,
 )
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.wording import STOP_WORDS, TERM_RE
+from mymcp.plugins.mnemosyne.memory.recall.wording import STOP_WORDS, TERM_RE
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 
 __all__ = [
     "RESULT_LIMIT",

@@ -40,7 +40,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Final, Protocol, cast
 
-from mymcp.plugins.mnemosyne.memory.spellings import american
+from mymcp.plugins.mnemosyne.memory.recall.spellings import american
 
 __all__ = [
     "ENGLISH",

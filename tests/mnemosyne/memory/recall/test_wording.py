@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory import spellings, wording
+from mymcp.plugins.mnemosyne.memory.recall import spellings, wording
 
 
 def keys(text: str, language: str | None = wording.ENGLISH) -> set[str]:
@@ -141,9 +141,9 @@ def test_the_stemmer_is_imported_on_first_use_only() -> None:
         """
         import sys
         import mymcp.plugins.mnemosyne.plugin
-        import mymcp.plugins.mnemosyne.memory.recall
+        import mymcp.plugins.mnemosyne.memory.recall.ranking
         assert "snowballstemmer" not in sys.modules
-        from mymcp.plugins.mnemosyne.memory import wording
+        from mymcp.plugins.mnemosyne.memory.recall import wording
         wording.text_keys("recipes", wording.ENGLISH)
         assert "snowballstemmer" in sys.modules
         """

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import files
+from mymcp.plugins.mnemosyne.memory.storage import files
 from tests.helpers import touch
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import discovery, files
 from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded
+from mymcp.plugins.mnemosyne.memory.storage import discovery, files
 from tests.helpers import touch
 
 

@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory import discovery
-from mymcp.plugins.mnemosyne.memory import files as files_module
-from mymcp.plugins.mnemosyne.memory import scan as scan_module
-from mymcp.plugins.mnemosyne.memory import store as store_module
-from mymcp.plugins.mnemosyne.memory import watch as watch_module
 from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
+from mymcp.plugins.mnemosyne.memory.storage import discovery
+from mymcp.plugins.mnemosyne.memory.storage import files as files_module
+from mymcp.plugins.mnemosyne.memory.storage import scan as scan_module
+from mymcp.plugins.mnemosyne.memory.storage import store as store_module
+from mymcp.plugins.mnemosyne.memory.storage import watch as watch_module
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.watch import ChangeFeed
 from tests.helpers import canonical_record, place_canonical, write_record
 
 pytestmark = pytest.mark.skipif(ChangeFeed().mark() is None, reason="no inotify here")

@@ -29,7 +29,7 @@ from itertools import compress, repeat
 from typing import Final, NamedTuple
 
 from mymcp.plugins.mnemosyne.memory.model.records import Record
-from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
 
 __all__ = [
     "CONTENT",

@@ -22,7 +22,7 @@ next to it, and each lets go of what it describes once that is superseded:
   loses, at the moment its file is parsed, so it never has to read the file itself.
 - the *snapshots* of a scope: per kind of scan (start directory and depth), the walk's
   results. A scan whose walk finds the same candidates with the same identities replays
-  its snapshot. With change notification (``memory/watch.py``) it does not even walk while
+  its snapshot. With change notification (``memory/storage/watch.py``) it does not even walk while
   no watched directory has reported an event and the path from the root down still leads
   to the same directories. A snapshot goes when its scan runs again or when a file it
   covers gets a new outcome.
@@ -49,7 +49,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, TypeVar, cast
 
-from mymcp.plugins.mnemosyne.memory import discovery, files
 from mymcp.plugins.mnemosyne.memory.model import faults
 from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded, RecordChanged
 from mymcp.plugins.mnemosyne.memory.model.records import (
@@ -62,7 +61,8 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     parse_record_bytes,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, MemoryKind, Scope
-from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
+from mymcp.plugins.mnemosyne.memory.storage import discovery, files
+from mymcp.plugins.mnemosyne.memory.storage.watch import ChangeFeed
 
 __all__ = [
     "PATH_MISMATCH",

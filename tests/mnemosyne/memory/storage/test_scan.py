@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import discovery, files, scan
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
-from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed
+from mymcp.plugins.mnemosyne.memory.storage import discovery, files, scan
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage.watch import ChangeFeed
 from tests.helpers import settled_clock, write_record
 
 PROJECT = Scope.PROJECT

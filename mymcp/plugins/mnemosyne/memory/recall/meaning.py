@@ -42,7 +42,7 @@ from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
-from mymcp.plugins.mnemosyne.memory import wording
+from mymcp.plugins.mnemosyne.memory.recall import wording
 
 __all__ = [
     "FAR",

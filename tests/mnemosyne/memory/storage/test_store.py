@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.model.errors import (
     CandidateLimitExceeded,
     Conflict,
@@ -34,7 +33,8 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     serialize_canonical,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage import files
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 from tests.helpers import (
     CANONICAL_ID,
     canonical_record,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from mymcp.plugins.mnemosyne.memory.model.records import RECORD_SUFFIX
 
 MAX_RECORD_BYTES = 65_536  # a larger record file is skipped without being read
-MAX_CANDIDATES = 1000  # the most record files one scan may find (memory/scan.py counts)
+MAX_CANDIDATES = 1000  # the most record files one scan may find (memory/storage/scan.py counts)
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 

@@ -1,9 +1,9 @@
 """The memory store: the records below a memory root, the root's lock and the writes.
 
 :class:`MemoryStore` is what the services use. It reads the records of a scope, of a
-listing selection or at one canonical path through the scanner (``memory/scan.py``, which
+listing selection or at one canonical path through the scanner (``memory/storage/scan.py``, which
 keeps the caches), checks the candidate bound, and creates, replaces and deletes record
-files (``memory/writes.py``) under :meth:`MemoryStore.lock`, an exclusive ``flock`` on
+files (``memory/storage/writes.py``) under :meth:`MemoryStore.lock`, an exclusive ``flock`` on
 the root directory that serializes every writer of that root, in this process and others.
 
 The root is opened in one place (:func:`_open_root`), and an ``OSError`` from anywhere
@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from mymcp.plugins.mnemosyne.memory import files, scan, writes
 from mymcp.plugins.mnemosyne.memory.model import faults
 from mymcp.plugins.mnemosyne.memory.model.errors import (
     CandidateLimitExceeded,
@@ -42,9 +41,10 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     canonical_relative_parts,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
-from mymcp.plugins.mnemosyne.memory.watch import ChangeFeed, shared_feed
-from mymcp.plugins.mnemosyne.memory.writes import encode_record
+from mymcp.plugins.mnemosyne.memory.storage import files, scan, writes
+from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
+from mymcp.plugins.mnemosyne.memory.storage.watch import ChangeFeed, shared_feed
+from mymcp.plugins.mnemosyne.memory.storage.writes import encode_record
 
 __all__ = ["CollectionMode", "MemoryStore", "StoredRecord", "encode_record"]
 

@@ -13,11 +13,11 @@ from types import ModuleType
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import meaning, wording
+from mymcp.plugins.mnemosyne.memory.recall import meaning, wording
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 SCRIPT = ROOT / "scripts" / "build-meanings"
-PACKAGE = ROOT / "mymcp" / "plugins" / "mnemosyne" / "memory"
+PACKAGE = ROOT / "mymcp" / "plugins" / "mnemosyne" / "memory" / "recall"
 
 
 def _script() -> ModuleType:

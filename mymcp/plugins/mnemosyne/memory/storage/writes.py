@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 
-from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.model.errors import (
     Conflict,
     InvalidRequest,
@@ -31,6 +30,7 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     parse_record_bytes,
     serialize_record,
 )
+from mymcp.plugins.mnemosyne.memory.storage import files
 
 __all__ = ["check_replacement", "encode_record", "publish", "remove", "swap"]
 
