@@ -55,11 +55,11 @@ SERVICE_MODULES: tuple[str, ...] = tuple(
     for name in (
         "storage.store",
         "recall.ranking",
-        "listing",
-        "inspect",
-        "lifecycle",
-        "remember",
-        "revise",
+        "services.listing",
+        "services.inspect",
+        "services.lifecycle",
+        "services.remember",
+        "services.revise",
     )
 )
 

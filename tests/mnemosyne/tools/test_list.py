@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import cursors
+from mymcp.plugins.mnemosyne.memory.services import cursors
 from mymcp.plugins.mnemosyne.memory.storage import files, scan
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import (

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from mymcp.plugins.mnemosyne.memory import cursors
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.services import cursors
 from mymcp.plugins.mnemosyne.memory.storage.store import CollectionMode, MemoryStore, StoredRecord
 
 __all__ = [

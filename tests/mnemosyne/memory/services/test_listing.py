@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import listing
-from mymcp.plugins.mnemosyne.memory.listing import ListRequest, Selector, list_page
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.services import listing
+from mymcp.plugins.mnemosyne.memory.services.listing import ListRequest, Selector, list_page
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import write_record
 

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from mymcp.plugins.mnemosyne.memory.policy import first_violation
-from tests.mnemosyne.memory.policy_corpus import BENIGN, SENSITIVE, figures, misses
+from tests.mnemosyne.memory.policy.policy_corpus import BENIGN, SENSITIVE, figures, misses
 
 SENSITIVE_TARGET = 0.95
 BENIGN_LIMIT = 0.01

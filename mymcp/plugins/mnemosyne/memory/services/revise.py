@@ -16,17 +16,17 @@ from pathlib import Path
 from typing import Final
 
 from mymcp.plugins.mnemosyne.memory import policy
-from mymcp.plugins.mnemosyne.memory.inspect import load_current
-from mymcp.plugins.mnemosyne.memory.lifecycle import (
+from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Collection, Namespace
+from mymcp.plugins.mnemosyne.memory.model.references import CanonicalReference
+from mymcp.plugins.mnemosyne.memory.services.inspect import load_current
+from mymcp.plugins.mnemosyne.memory.services.lifecycle import (
     Changed,
     Clock,
     checked_current,
     now_timestamp,
     replace_record,
 )
-from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
-from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Collection, Namespace
-from mymcp.plugins.mnemosyne.memory.model.references import CanonicalReference
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 __all__ = ["ALREADY_CURRENT", "REVISED", "Revision", "revise"]

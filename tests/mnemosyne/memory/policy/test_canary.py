@@ -25,7 +25,7 @@ from tests.helpers import (
     remember_arguments,
     snapshot_tree,
 )
-from tests.mnemosyne.memory.policy_corpus import github_token, luhn_complete
+from tests.mnemosyne.memory.policy.policy_corpus import github_token, luhn_complete
 from tests.mnemosyne.tools.mutation_support import reference_of
 
 REFUSAL_KEYS = ["status", "code", "field", "reason", "message"]

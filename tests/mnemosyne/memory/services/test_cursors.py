@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory import cursors
-from mymcp.plugins.mnemosyne.memory.cursors import (
+from mymcp.plugins.mnemosyne.memory.model.errors import Conflict, InvalidRequest, MnemosyneError
+from mymcp.plugins.mnemosyne.memory.services import cursors
+from mymcp.plugins.mnemosyne.memory.services.cursors import (
     Cursor,
     ProcessSecret,
     issue_cursor,
@@ -21,7 +22,6 @@ from mymcp.plugins.mnemosyne.memory.cursors import (
     selector_digest,
     snapshot_digest,
 )
-from mymcp.plugins.mnemosyne.memory.model.errors import Conflict, InvalidRequest, MnemosyneError
 
 SELECTOR = selector_digest({"scope": "project", "namespace_id": None})
 SNAPSHOT = snapshot_digest(b"[]")

@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from mymcp.plugins.mnemosyne.memory.inspect import load_current
 from mymcp.plugins.mnemosyne.memory.model.errors import (
     Conflict,
     InvalidRequest,
@@ -31,6 +30,7 @@ from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.model.references import REFERENCE, CanonicalReference
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState
+from mymcp.plugins.mnemosyne.memory.services.inspect import load_current
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 
 __all__ = [
