@@ -58,7 +58,7 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     Record,
     RecordInvalid,
     canonical_relative_parts,
-    duplicate_key,
+    duplicate_hash,
     parse_record_bytes,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, MemoryKind, Scope
@@ -188,7 +188,7 @@ class StoredRecord:
         self.duplicate: int | None = None
         if isinstance(record, CanonicalRecord):
             self.kind, self.state = record.kind, record.state
-            self.duplicate = hash(duplicate_key(record))
+            self.duplicate = duplicate_hash(record)
         else:
             self.legacy_id = record.id
         # The number a search index gave this record (recall's index; -1: none).
