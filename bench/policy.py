@@ -31,7 +31,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from mymcp.plugins.mnemosyne.memory.policy import first_violation  # noqa: E402
-from tests.mnemosyne.memory.policy_corpus import BENIGN, SENSITIVE, figures  # noqa: E402
+from tests.mnemosyne.memory.policy.policy_corpus import BENIGN, SENSITIVE, figures  # noqa: E402
 
 SIZE = 4000
 VALUES = 40

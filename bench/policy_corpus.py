@@ -33,7 +33,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS as BIP39  # noqa: E402
-from tests.mnemosyne.memory.policy_corpus import (  # noqa: E402
+from tests.mnemosyne.memory.policy.policy_corpus import (  # noqa: E402
     ALNUM,
     B64,
     B64URL,

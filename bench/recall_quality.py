@@ -38,8 +38,8 @@ from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     RecordedVia,
     Scope,
 )
-from mymcp.plugins.mnemosyne.memory.recall import RecallHit, RecallRequest, recall
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallHit, RecallRequest, recall
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 TIERS = ("exact", "+wider", "+meaning")
 HEADER = (

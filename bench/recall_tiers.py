@@ -28,9 +28,9 @@ from common import (
     wider_queries,
 )
 
-from mymcp.plugins.mnemosyne.memory import meaning, recall
-from mymcp.plugins.mnemosyne.memory.recall import RecallRequest
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.recall import meaning, ranking
+from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 ROUNDS = 20
 PER_ROUND = 10
@@ -45,7 +45,7 @@ HEADER = (
 )
 
 
-def _without_meaning(*_: object) -> list[recall.RecallHit]:
+def _without_meaning(*_: object) -> list[ranking.RecallHit]:
     return []
 
 
@@ -60,17 +60,17 @@ def _row(size: int) -> tuple[object, ...]:
         seed_root(root, size)
         settle()
         store = MemoryStore()
-        with_meaning = recall._meaning_hits
+        with_meaning = ranking._meaning_hits
         returned: list[int] = []
 
         def action(kind: str, on: bool) -> Callable[[int], object]:
             def call(index: int) -> None:
-                recall._meaning_hits = with_meaning if on else _without_meaning  # type: ignore[assignment]
+                ranking._meaning_hits = with_meaning if on else _without_meaning  # type: ignore[assignment]
                 try:
                     request = RecallRequest(asked[kind][index % 50], SEED_SCOPE)
-                    hits = recall.recall(store, root, request)
+                    hits = ranking.recall(store, root, request)
                 finally:
-                    recall._meaning_hits = with_meaning  # type: ignore[assignment]
+                    ranking._meaning_hits = with_meaning  # type: ignore[assignment]
                 if on and kind == "meaning":
                     returned.append(sum(bool(hit.meaning) for hit in hits))
 

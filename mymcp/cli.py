@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import inspect
 import ipaddress
 import os
 import sys
@@ -90,23 +91,6 @@ def parse_dev_arguments(arguments: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(list(arguments))
 
 
-# What each of the host's commands does: its help, whose first sentence the list shows.
-_COMMANDS = {
-    "serve": "Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C; the "
-    "default command.",
-    "stdio": "Serve MCP over standard input and output, for clients that start the server. One "
-    "JSON-RPC message per line; clients such as Claude Desktop, Cursor, VS Code and Codex "
-    "start this command themselves. Logs go to standard error.",
-    "doctor": "Check the setup and report what it finds; changes nothing. Python, the package, "
-    "the gates and where each comes from, config.toml, the memory root and every record file, "
-    "the access token file, and whether the HTTP port is free: one line per finding (ok, "
-    "warn or fail); exits 1 if anything fails.",
-    "token": "Print the local access token, making it on first use. It is what 'mymcp serve "
-    "--require-token' asks HTTP clients for (Authorization: Bearer TOKEN); the first use makes "
-    "it, in ~/.mnemosyne/token, readable by you alone.",
-}
-
-
 def _parser() -> argparse.ArgumentParser:
     from mymcp.host.bootstrap import add_plugin_commands
 
@@ -126,7 +110,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _command(commands: Any, name: str, run: Callable[..., int | None]) -> argparse.ArgumentParser:
-    text = _COMMANDS[name]
+    """The command ``name``, which ``run`` does: its docstring is the help, whose first sentence
+    the list of commands shows."""
+    text = inspect.cleandoc(run.__doc__ or "")
     summary = text.split(". ", 1)[0].removesuffix(".")
     summary = summary[:1].lower() + summary[1:]
     parser: argparse.ArgumentParser = commands.add_parser(name, help=summary, description=text)
@@ -179,6 +165,8 @@ def _port(value: str) -> int:
 
 
 def _serve(options: argparse.Namespace, **uvicorn_options: Any) -> int | None:
+    """Serve MCP over HTTP at http://HOST:PORT/mcp until stopped with Ctrl-C; the default
+    command."""
     import uvicorn
 
     host, port = options.host, options.port
@@ -234,12 +222,19 @@ def _require_token() -> int | None:
 
 
 def _doctor(options: argparse.Namespace) -> int:
+    """Check the setup and report what it finds; changes nothing. Python, the package, the
+    gates and where each comes from, config.toml, the memory root and every record file, the
+    access token file, and whether the HTTP port is free: one line per finding (ok, warn or
+    fail); exits 1 if anything fails."""
     from mymcp import doctor
 
     return doctor.run(host=options.host, port=options.port)
 
 
 def _token(options: argparse.Namespace) -> int:
+    """Print the local access token, making it on first use. It is what 'mymcp serve --require-
+    token' asks HTTP clients for (Authorization: Bearer TOKEN); the first use makes it, in
+    ~/.mnemosyne/token, readable by you alone."""
     from mymcp import access_token
 
     try:
@@ -251,6 +246,9 @@ def _token(options: argparse.Namespace) -> int:
 
 
 def _stdio(options: argparse.Namespace) -> int:
+    """Serve MCP over standard input and output, for clients that start the server. One JSON-
+    RPC message per line; clients such as Claude Desktop, Cursor, VS Code and Codex start
+    this command themselves. Logs go to standard error."""
     from mymcp import startup
     from mymcp.transports import stdio
 

@@ -20,6 +20,7 @@ and in a forked child, every record is written directly.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import copy
 import logging
 import os
@@ -27,7 +28,9 @@ import queue
 import sys
 import threading
 from logging.handlers import QueueHandler, QueueListener
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
+
+from mymcp.transports.base import batch_scheduling
 
 if TYPE_CHECKING:
     from mymcp.host.runtime import HostRuntime
@@ -103,31 +106,67 @@ class _Writer(QueueListener):
     """The listener thread. Each queued item is a record with the handler it was made for,
     or an event a waiter wants set once everything before it is written.
 
-    Its one addition to ``QueueListener``: once the queue is empty it lets records gather for
-    :data:`LINGER_SECONDS` before it waits for the next one (a waiter ends that at once), so
-    a busy server wakes it once per a few milliseconds rather than once per line.
-    ``bench/log_lines.py`` shows what that saves a request: without it, ``ping`` costs the
-    server 80 rather than 66 us and a Tool call 115 rather than 83.
+    What it adds to ``QueueListener``, because ``bench/log_lines.py`` and ``--only protocol``
+    show it is worth it (see docs/PERFORMANCE.md): once the queue is empty it writes the lines
+    it gathered, one write per run of lines to the same stream, then lets more gather for up
+    to :data:`LINGER_SECONDS` (a waiter ends that at once), so a busy server wakes it once per
+    a few milliseconds rather than once per line; and it runs on the batch scheduling policy
+    (``transports/base.py`` says why).
     """
 
     def __init__(self) -> None:
         self.items: queue.SimpleQueue[Any] = queue.SimpleQueue()
         super().__init__(self.items)
         self._wake = threading.Event()
+        self._lines: list[str] = []
+        self._stream: logging.StreamHandler[TextIO] | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="mymcp-log", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        batch_scheduling()
+        self._monitor()  # type: ignore[attr-defined]  # the listener's loop (not in typeshed)
 
     def dequeue(self, block: bool) -> Any:
         try:
             return self.items.get_nowait()
         except queue.Empty:
+            self._write()
             self._wake.wait(LINGER_SECONDS)
             self._wake.clear()
             return self.items.get()
 
     def handle(self, item: Any) -> None:
         if isinstance(item, threading.Event):
-            item.set()
-        else:
-            item[0].handle(item[1])
+            self._write()
+            return item.set()
+        target, record = item
+        if not isinstance(target, logging.StreamHandler) or type(target).emit is not _EMIT:
+            self._write()
+            target.handle(record)
+            return
+        if self._stream is not None and self._stream.stream is not target.stream:
+            self._write()
+        self._stream = target
+        if record.levelno >= target.level and target.filter(record):
+            try:
+                self._lines.append(target.format(record) + target.terminator)
+            except Exception:  # noqa: BLE001 - exactly what StreamHandler.emit does
+                target.handleError(record)
+
+    def _write(self) -> None:
+        target, lines = self._stream, self._lines
+        if target is None or not lines:
+            return
+        self._lines = []
+        with target.lock or contextlib.nullcontext():
+            try:
+                target.stream.write("".join(lines))
+                target.flush()
+            except Exception:  # noqa: BLE001 - exactly what StreamHandler.emit does
+                target.handleError(logging.makeLogRecord({"msg": "log lines"}))
 
     def flush(self) -> None:
         """Wait until every record handed over before this call is written."""
@@ -151,10 +190,14 @@ class _Writer(QueueListener):
             item = self.items.get_nowait()
             if item is not None:  # QueueListener's sentinel
                 self.handle(item)
+        self._write()
 
     def forget_thread(self) -> None:
         """In a forked child: the thread did not come along, so write directly from now on."""
         self._thread = None
+
+
+_EMIT = logging.StreamHandler.emit
 
 
 class _Deferred(QueueHandler):

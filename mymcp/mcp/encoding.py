@@ -17,12 +17,14 @@ written from text kept beside them:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 from mymcp import jsonvalue
 from mymcp.mcp import jsonrpc
 
 STRUCTURED_CONTENT = "structuredContent"
+_SMALL = 10**18
 
 
 class Fixed(dict[str, Any]):
@@ -87,7 +89,14 @@ def encode(envelope: Mapping[str, Any]) -> bytes:
     raises ``ValueError``, ``TypeError`` or ``RecursionError`` when JSON cannot hold it."""
     key = "result" if "result" in envelope else "error"
     request_id, payload = envelope["id"], envelope[key]
-    head = jsonvalue.encode(request_id, ensure_ascii=False)
+    kind = type(request_id)  # the usual ids, written as json.dumps writes them, for less
+    head = (
+        int.__repr__(request_id)
+        if kind is int and -_SMALL < request_id < _SMALL
+        else encode_basestring(request_id)
+        if kind is str
+        else jsonvalue.encode(request_id, ensure_ascii=False)
+    )
     try:
         if type(payload) is Fixed and payload.encoded is not None:
             return b"".join((_head(head, key).encode(), payload.encoded, b"}"))

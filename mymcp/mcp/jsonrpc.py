@@ -22,6 +22,8 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 # Text that may be echoed into an error message or a log line as it is.
 _ECHO_SAFE = re.compile(r"[A-Za-z0-9_./:-]{0,128}")
+_SMALL = 10**18
+_SHOWN: set[str] = set()  # strings echo shows as they are
 
 
 class ParseError(ValueError):
@@ -75,5 +77,10 @@ def echo(value: Any) -> str | None:
 
 def log_value(value: Any) -> str:
     """A bounded, single-line rendering for log lines."""
+    kind = type(value)
+    if kind is int and -_SMALL < value < _SMALL or kind is str and value in _SHOWN:
+        return int.__repr__(value) if kind is int else value  # the usual ones, for less
     rendered = echo(value)
+    if rendered is not None and kind is str and len(_SHOWN) < 256:
+        _SHOWN.add(value)  # method names repeat: each is checked once
     return rendered if rendered is not None else "<redacted>"

@@ -7,6 +7,7 @@ from typing import Any
 
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
+from mymcp.mcp.encoding import Fixed
 from mymcp.mcp.tool_registry import ToolRegistration
 
 NAME = "list_tools"
@@ -34,8 +35,9 @@ def summary(names: Sequence[str]) -> str:
 def registration(plugin_tools: Sequence[Mapping[str, Any]]) -> ToolRegistration:
     """Bind ``list_tools`` to the final surface: itself first, then the plugin Tools."""
     text = summary([NAME, *(str(tool["name"]) for tool in plugin_tools)])
+    answer = Fixed({"content": [{"type": "text", "text": text}]})  # encoded once
 
     def handle(arguments: Mapping[str, Any]) -> JsonObject:
-        return {"content": [{"type": "text", "text": text}]}
+        return answer
 
     return ToolRegistration(DEFINITION, handle)

@@ -95,7 +95,7 @@ class Session:
             if callable(response):
                 # The call gives an envelope, never another call: its answer is final.
                 run = functools.partial(self._answer, incoming, era, response)
-                return Work(cast(Callable[[], Answer], run))
+                return Work(cast("Callable[[], Answer]", run))
             body = encoding.encode(response) if response is not None else b""
         except Exception:  # noqa: BLE001 - a bug or an unencodable result: a bounded -32603
             _logger.error("answer failed method=%s", jsonrpc.log_value(incoming.method))

@@ -87,9 +87,7 @@ class Workers:
             return self._started > 0
 
     def _work(self) -> None:
-        if hasattr(os, "SCHED_BATCH") and hasattr(os, "sched_setscheduler"):
-            with contextlib.suppress(OSError):  # not allowed here (a sandbox): as good
-                os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        batch_scheduling()
         while True:
             _do(self._jobs.get())
             self._idle.release()
@@ -116,6 +114,13 @@ def _settle(future: asyncio.Future[Any], outcome: tuple[Any, BaseException | Non
         future.set_result(result)
     else:
         future.set_exception(error)
+
+
+def batch_scheduling() -> None:
+    """Put the calling thread on the batch scheduling policy, where the system has one."""
+    if hasattr(os, "SCHED_BATCH") and hasattr(os, "sched_setscheduler"):
+        with contextlib.suppress(OSError):  # not allowed here (a sandbox): as good
+            os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 
 
 _shared: list[Workers] = []

@@ -9,9 +9,9 @@ import pytest
 
 from tests.docs.markdown import ROOT
 
-MEMORY = ROOT / "mymcp" / "plugins" / "mnemosyne" / "memory"
+STORAGE_ROOM = ROOT / "mymcp" / "plugins" / "mnemosyne" / "memory" / "storage"
 STORAGE = ("store", "scan", "discovery", "watch", "writes", "files")
-PACKAGE = "mymcp.plugins.mnemosyne.memory"
+PACKAGE = "mymcp.plugins.mnemosyne.memory.storage"
 _ROW = re.compile(r"^\| `(\w+)\.py` \| .* \| (.*) \|$")
 
 
@@ -25,7 +25,7 @@ def _documented() -> dict[str, set[str]]:
 
 
 def _imported(module: str) -> set[str]:
-    tree = ast.parse((MEMORY / f"{module}.py").read_text(encoding="utf-8"))
+    tree = ast.parse((STORAGE_ROOM / f"{module}.py").read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == PACKAGE:

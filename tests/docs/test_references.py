@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from mymcp import cli, settings
-from mymcp.plugins.mnemosyne.memory import lifecycle, remember, revise
 from mymcp.plugins.mnemosyne.memory.model import errors
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES
+from mymcp.plugins.mnemosyne.memory.services import lifecycle, remember, revise
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 from mymcp.transports import http
 from tests.docs.markdown import DOCUMENTS, ROOT, anchors, blocks, prose

@@ -460,7 +460,7 @@ WARM_PROBE = """
 import sys
 from mymcp.host import bootstrap
 from mymcp.plugins.mnemosyne import plugin
-from mymcp.plugins.mnemosyne.memory import meaning
+from mymcp.plugins.mnemosyne.memory.recall import meaning
 
 bootstrap.build_production_runtime()
 bootstrap.wait_until_warm()

@@ -186,7 +186,7 @@ def test_a_fixed_answer_encodes_only_the_request_id_per_request(encoded: list[An
     for message in [*fixed_messages("x"), *modern_messages("x")[:2]]:
         encoded.clear()
         answer(session, message)
-        assert encoded == ["x"], message["method"]
+        assert all(value == "x" for value in encoded), message["method"]  # the id at most
 
 
 @pytest.mark.parametrize("value", [{"n": float("nan")}, {"o": object()}])

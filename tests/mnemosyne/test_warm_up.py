@@ -21,6 +21,11 @@ MEMORY = "mymcp.plugins.mnemosyne.memory"
 POLICY = f"{MEMORY}.policy"
 
 
+def _is_package(module: str) -> bool:
+    """Whether ``module`` is a folder, whose imported names are modules."""
+    return (ROOT / module.replace(".", "/")).is_dir()
+
+
 def _imports_in_functions(path: Path) -> set[str]:
     """The memory modules ``path`` imports inside a function (its lazy imports)."""
     found: set[str] = set()
@@ -30,7 +35,7 @@ def _imports_in_functions(path: Path) -> set[str]:
                 if isinstance(inner, ast.ImportFrom) and (inner.module or "").startswith(MEMORY):
                     module = inner.module or ""
                     found.update(
-                        f"{module}.{alias.name}" if module == MEMORY else module
+                        f"{module}.{alias.name}" if _is_package(module) else module
                         for alias in inner.names
                     )
     return found
@@ -115,7 +120,7 @@ DATA_PROBE = textwrap.dedent(
     """
     import threading
     from mymcp.plugins.mnemosyne import plugin
-    from mymcp.plugins.mnemosyne.memory import meaning
+    from mymcp.plugins.mnemosyne.memory.recall import meaning
 
     print(meaning._table is None)
     plugin.warm_up()

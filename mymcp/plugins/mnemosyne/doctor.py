@@ -9,7 +9,7 @@ The filesystem that holds the root (or, before the root exists, its nearest exis
 parent) is looked at with ``statvfs``: free bytes and inodes, and whether it is mounted
 read-only, named with the causes the server's log uses (``memory/model/faults.py``).
 
-The records are found by the store's own walk (``memory/discovery.py``: which files are
+The records are found by the store's own walk (``memory/storage/discovery.py``: which files are
 candidates, how deep folders are entered, which entries are skipped) and checked by the
 store's rules, so that each file recall and list skip is named with its path below the
 root and the reason, with the line and column of a JSON error. Each valid record is also put
@@ -46,7 +46,6 @@ from mymcp.plugins.mnemosyne.configuration.memory_root import (
     resolve_memory_root,
 )
 from mymcp.plugins.mnemosyne.configuration.settings_file import SettingsError, SettingsProblem
-from mymcp.plugins.mnemosyne.memory import discovery, files
 from mymcp.plugins.mnemosyne.memory.model import faults
 from mymcp.plugins.mnemosyne.memory.model.records import (
     INVALID_ENCODING,
@@ -56,7 +55,8 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     parse_record_bytes,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
-from mymcp.plugins.mnemosyne.memory.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
+from mymcp.plugins.mnemosyne.memory.storage import discovery, files
+from mymcp.plugins.mnemosyne.memory.storage.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
 __all__ = ["FAIL", "OK", "WARN", "Finding", "findings"]

@@ -43,7 +43,7 @@ from mymcp.plugins.mnemosyne.tools import inspect, lifecycle, listing, recall, r
 from mymcp.plugins.mnemosyne.tools.framework import MemoryTool
 
 if TYPE_CHECKING:
-    from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+    from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 PLUGIN_ID = "mnemosyne"
 PLUGIN_VERSION = "0.1.0"
@@ -52,12 +52,22 @@ CAPABILITY_VERSION = "1.0.0"
 # What the Tool handlers import on their first call; warm_up imports the same.
 SERVICE_MODULES: tuple[str, ...] = tuple(
     f"mymcp.plugins.mnemosyne.memory.{name}"
-    for name in ("store", "recall", "listing", "inspect", "lifecycle", "remember", "revise")
+    for name in (
+        "storage.store",
+        "recall.ranking",
+        "services.listing",
+        "services.inspect",
+        "services.lifecycle",
+        "services.remember",
+        "services.revise",
+    )
 )
 
 # Data a service reads on its first use, loaded by warm_up after the imports: (module,
 # function of no arguments).
-SERVICE_DATA: tuple[tuple[str, str], ...] = (("mymcp.plugins.mnemosyne.memory.meaning", "load"),)
+SERVICE_DATA: tuple[tuple[str, str], ...] = (
+    ("mymcp.plugins.mnemosyne.memory.recall.meaning", "load"),
+)
 
 # The usage note agents get (``instructions`` of ``initialize`` and ``server/discover``): how
 # to use the notebook well. At most 1,000 characters.
@@ -109,7 +119,7 @@ class MnemosyneContext:
         if self._store is None:
             with self._lock:
                 if self._store is None:
-                    from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+                    from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
                     self._store = MemoryStore(candidate_limit=self._candidate_limit)
         return self._store

@@ -20,7 +20,7 @@ from pathlib import Path
 from mymcp.plugins.mnemosyne.memory import policy
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Record
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.transfer.snapshot import read_snapshot
 
 __all__ = ["Refused", "Scanned", "first_refusal", "scan"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import settled_clock
 
 

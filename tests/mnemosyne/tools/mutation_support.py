@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import lifecycle as lifecycle_service
+from mymcp.plugins.mnemosyne.memory.services import lifecycle as lifecycle_service
 from tests.helpers import canonical_record, place_canonical
 from tests.surface import ALL_LISTED, READ_LISTED
 

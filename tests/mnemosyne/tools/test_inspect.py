@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne.configuration.memory_root import resolve_memory_root
-from mymcp.plugins.mnemosyne.memory import scan
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage import scan
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import (
     CANONICAL_ID,
     V2_KEY_ORDER,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import files
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage import files
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import (
     CANONICAL_ID,
     McpClient,

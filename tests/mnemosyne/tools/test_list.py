@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import cursors, files, scan
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.services import cursors
+from mymcp.plugins.mnemosyne.memory.storage import files, scan
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import (
     SCOPES,
     McpClient,

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, parse_record_bytes
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.plugin import MnemosyneContext
 from mymcp.plugins.mnemosyne.tools import lifecycle, revise
 from mymcp.plugins.mnemosyne.tools.framework import MemoryTool

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from mymcp.plugins.mnemosyne.configuration.memory_root import resolve_memory_root
-from mymcp.plugins.mnemosyne.memory import files, scan
-from mymcp.plugins.mnemosyne.memory import recall as recall_service
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.recall import ranking
+from mymcp.plugins.mnemosyne.memory.storage import files, scan
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.tools import schemas
 from tests.helpers import (
     CANONICAL_ID,
@@ -459,7 +459,7 @@ def test_recall_drops_stop_words_and_one_character_terms(
     # The exact tier drops "x" and "y"; the wider tier meets the same one-letter terms.
     reply = _recall(client, query="What is THE user? x y")
     assert reply.payload["memories"][0]["match"] == {"terms": [], "tags": [], "near": ["x", "y"]}
-    assert len(recall_service.STOP_WORDS) == 24
+    assert len(ranking.STOP_WORDS) == 24
 
 
 def test_recall_underscore_and_punctuation_separate_terms(
@@ -693,7 +693,7 @@ def test_recall_tokenizes_and_reads_unchanged_files_only_once(
         _canonical(memory_root, number, content=f"zebra number {number}")
     described: list[str] = []
     reads: list[str] = []
-    real_words, real_read = recall_service.record_words, files.read_file_at
+    real_words, real_read = ranking.record_words, files.read_file_at
 
     def counting_words(stored: Any, record: Any) -> Any:
         described.append(stored.id)
@@ -703,7 +703,7 @@ def test_recall_tokenizes_and_reads_unchanged_files_only_once(
         reads.append(name)
         return real_read(fd, name)
 
-    monkeypatch.setattr(recall_service, "record_words", counting_words)
+    monkeypatch.setattr(ranking, "record_words", counting_words)
     monkeypatch.setattr(files, "read_file_at", counting_read)
     assert len(_ids(_recall(client))) == 5
     assert len(reads) == 20 and sorted(described) == sorted(_mem_id(n) for n in range(20))

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import files
-from mymcp.plugins.mnemosyne.memory import remember as remember_service
 from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes, serialize_canonical
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES, Scope
+from mymcp.plugins.mnemosyne.memory.services import remember as remember_service
+from mymcp.plugins.mnemosyne.memory.storage import files
 from tests.helpers import (
     CANONICAL_ID,
     V2_KEY_ORDER,

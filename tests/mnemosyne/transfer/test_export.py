@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, parse_record_object
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage import files
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.transfer import command
 from mymcp.plugins.mnemosyne.transfer.document import FORMAT, FORMAT_VERSION
 from mymcp.plugins.mnemosyne.transfer.snapshot import read_snapshot

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.plugins.mnemosyne.memory import files
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage import files
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.transfer import command, importer, source
 from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record
 from tests.mnemosyne.transfer.transfer_support import (

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes
 from mymcp.plugins.mnemosyne.memory.model.values import CONTENT_LIMIT, is_identifier
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import encode_record
+from mymcp.plugins.mnemosyne.memory.storage.store import encode_record
 from mymcp.plugins.mnemosyne.transfer import server_memory
 from mymcp.plugins.mnemosyne.transfer.importer import Incoming, Kind, Line
 from mymcp.plugins.mnemosyne.transfer.server_memory import (

@@ -29,7 +29,7 @@ from mymcp.plugins.mnemosyne.configuration.settings_file import (
     suggestion,
     toml_kind,
 )
-from mymcp.plugins.mnemosyne.memory.files import MAX_CANDIDATES
+from mymcp.plugins.mnemosyne.memory.storage.files import MAX_CANDIDATES
 
 __all__ = [
     "DEFAULT_CANDIDATE_LIMIT",

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from mymcp.plugin_api.setup import SetupError
-from mymcp.plugins.mnemosyne.memory.files import read_at_most
+from mymcp.plugins.mnemosyne.memory.storage.files import read_at_most
 
 try:
     import tomllib

@@ -31,7 +31,7 @@ from mymcp.plugins.mnemosyne.memory.model.errors import StorageError
 from mymcp.plugins.mnemosyne.memory.model.records import LegacyRecord, Record
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES, Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.tools import inspect, lifecycle, recall, remember, revise
 from mymcp.plugins.mnemosyne.tools.framework import MemoryTool
 from mymcp.plugins.mnemosyne.transfer.document import build_document, encode_document
@@ -137,7 +137,7 @@ def _snapshot(environ: Mapping[str, str] | None, *, cached: bool = True) -> Snap
 
 def _known(store: MemoryStore, root: Path) -> dict[tuple[str, ...], Record]:
     """The valid records of each scope as the store's scan finds them: read again only when
-    their file changed (``memory/scan.py``), so a page load parses few files."""
+    their file changed (``memory/storage/scan.py``), so a page load parses few files."""
     known: dict[tuple[str, ...], Record] = {}
     for scope in Scope:
         try:

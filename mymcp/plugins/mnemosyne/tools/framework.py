@@ -29,7 +29,7 @@ from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.model.references import reference_dict
 
 if TYPE_CHECKING:
-    from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+    from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 # The three effect profiles of Mnemosyne Tools (the manifest declares the same).
 READS = ToolEffects(read_only=True, destructive=False, idempotent=True, open_world=False)

@@ -46,7 +46,7 @@ def _parse(arguments: Mapping[str, Any]) -> Reference:
 
 
 def _inspect(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
-    from mymcp.plugins.mnemosyne.memory.inspect import inspect_memory, memory_view
+    from mymcp.plugins.mnemosyne.memory.services.inspect import inspect_memory, memory_view
 
     reference = _parse(arguments)
     call.note(schema_version=reference.schema_version, scope=reference.scope.value)

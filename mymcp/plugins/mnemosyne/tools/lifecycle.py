@@ -86,7 +86,7 @@ def _parse(arguments: Mapping[str, Any], call: ToolCall) -> tuple[CanonicalRefer
 
 def _state_handler(target: LifecycleState) -> Handler:
     def handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
-        from mymcp.plugins.mnemosyne.memory import lifecycle as service
+        from mymcp.plugins.mnemosyne.memory.services import lifecycle as service
 
         reference, expected_revision = _parse(arguments, call)
         result = service.change_state(
@@ -135,7 +135,7 @@ RESTORE = _state_tool(
 
 
 def _forget(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
-    from mymcp.plugins.mnemosyne.memory import lifecycle as service
+    from mymcp.plugins.mnemosyne.memory.services import lifecycle as service
 
     reference, expected_revision = _parse(arguments, call)
     service.forget(call.store, call.memory_root(), reference, expected_revision)

@@ -9,15 +9,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mymcp.jsonvalue import JsonObject
-from mymcp.plugins.mnemosyne.memory.cursors import (
-    DEFAULT_PAGE_SIZE,
-    MAX_CURSOR_LENGTH,
-    MAX_PAGE_SIZE,
-)
 from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.model.references import CanonicalReference, LegacyReference
 from mymcp.plugins.mnemosyne.memory.model.values import is_identifier
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.services.cursors import (
+    DEFAULT_PAGE_SIZE,
+    MAX_CURSOR_LENGTH,
+    MAX_PAGE_SIZE,
+)
 from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.arguments import refuse_unexpected
 from mymcp.plugins.mnemosyne.tools.framework import (
@@ -28,8 +28,13 @@ from mymcp.plugins.mnemosyne.tools.framework import (
 )
 
 if TYPE_CHECKING:
-    from mymcp.plugins.mnemosyne.memory.listing import ListedItem, ListRequest, Page, Selector
-    from mymcp.plugins.mnemosyne.memory.scan import StoredRecord
+    from mymcp.plugins.mnemosyne.memory.services.listing import (
+        ListedItem,
+        ListRequest,
+        Page,
+        Selector,
+    )
+    from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
 
 _ARGUMENTS = frozenset({"scope", "namespace_id", "collection_id", "page_size", "cursor"})
 
@@ -108,7 +113,7 @@ def _fail(code: str, field: str) -> NoReturn:
 
 def parse_arguments(arguments: Mapping[str, Any], call: ToolCall) -> ListRequest:
     """The typed request, or the first validation failure (noting the log fields as known)."""
-    from mymcp.plugins.mnemosyne.memory.listing import ListRequest
+    from mymcp.plugins.mnemosyne.memory.services.listing import ListRequest
 
     if not _ARGUMENTS.issuperset(arguments):
         call.note(namespace_selector_present=False, collection_selector_present=False)
@@ -129,7 +134,7 @@ def parse_arguments(arguments: Mapping[str, Any], call: ToolCall) -> ListRequest
 
 
 def _selector(scope: Scope, arguments: Mapping[str, Any]) -> Selector:
-    from mymcp.plugins.mnemosyne.memory.listing import Selector
+    from mymcp.plugins.mnemosyne.memory.services.listing import Selector
 
     if "namespace_id" not in arguments:
         if "collection_id" in arguments:
@@ -232,7 +237,7 @@ def _payload(page: Page, scope: Scope) -> JsonObject:
 
 
 def _handle(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
-    from mymcp.plugins.mnemosyne.memory.listing import list_page
+    from mymcp.plugins.mnemosyne.memory.services.listing import list_page
 
     request = parse_arguments(arguments, call)
     page = list_page(call.store, call.memory_root(), request)

@@ -18,7 +18,7 @@ from mymcp.plugins.mnemosyne.tools import schemas
 from mymcp.plugins.mnemosyne.tools.framework import READS, MemoryTool, ToolCall
 
 if TYPE_CHECKING:
-    from mymcp.plugins.mnemosyne.memory.recall import RecallRequest
+    from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
 
 QUERY_LIMIT = 1000
 
@@ -58,7 +58,7 @@ INPUT_SCHEMA: JsonObject = {
 
 def _parse(arguments: Mapping[str, Any]) -> RecallRequest:
     """The request, checked in the contract's order; unknown keys are ignored."""
-    from mymcp.plugins.mnemosyne.memory.recall import RecallRequest
+    from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
 
     query = arguments.get("query")
     if not isinstance(query, str) or not query.strip() or len(query) > QUERY_LIMIT:
@@ -91,7 +91,7 @@ def _is_tag(item: object) -> bool:
 
 
 def _recall(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
-    from mymcp.plugins.mnemosyne.memory.recall import hit_view, recall
+    from mymcp.plugins.mnemosyne.memory.recall.ranking import hit_view, recall
 
     request = _parse(arguments)
     hits = recall(call.store, call.memory_root(), request)

@@ -241,7 +241,7 @@ def _required(value: Any, field: str) -> Any:
 
 def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
     """The draft of a remember call; raises InvalidRequest in the contract's order."""
-    from mymcp.plugins.mnemosyne.memory import remember as service
+    from mymcp.plugins.mnemosyne.memory.services import remember as service
 
     origin: Origin | None = _member(_ORIGINS, arguments.get("origin"))
     if origin is None:
@@ -285,7 +285,7 @@ def parse_arguments(arguments: Mapping[str, Any]) -> CanonicalRecord:
 
 
 def _remember(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
-    from mymcp.plugins.mnemosyne.memory import remember as service
+    from mymcp.plugins.mnemosyne.memory.services import remember as service
 
     draft = parse_arguments(arguments)
     call.note(

@@ -35,7 +35,7 @@ from mymcp.plugins.mnemosyne.tools.lifecycle import (
 )
 
 if TYPE_CHECKING:
-    from mymcp.plugins.mnemosyne.memory import revise as service
+    from mymcp.plugins.mnemosyne.memory.services import revise as service
 
 NAMESPACE_LABEL: Final = "namespace_label"
 COLLECTION_LABEL: Final = "collection_label"
@@ -114,7 +114,7 @@ def _nullable(arguments: Mapping[str, Any], key: str, limit: int) -> str | None:
 
 
 def _revision(arguments: Mapping[str, Any], reference: CanonicalReference) -> service.Revision:
-    from mymcp.plugins.mnemosyne.memory import revise as service
+    from mymcp.plugins.mnemosyne.memory.services import revise as service
 
     for key in (NAMESPACE_LABEL, TITLE, CONTENT, TAGS):
         if key not in arguments:
@@ -150,7 +150,7 @@ def _parse(
 
 
 def _revise(arguments: Mapping[str, Any], call: ToolCall) -> JsonObject:
-    from mymcp.plugins.mnemosyne.memory import revise as service
+    from mymcp.plugins.mnemosyne.memory.services import revise as service
 
     reference, expected_revision, revision = _parse(arguments, call)
     result = service.revise(call.store, call.memory_root(), reference, expected_revision, revision)

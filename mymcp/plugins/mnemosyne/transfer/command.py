@@ -35,7 +35,7 @@ from mymcp.plugins.mnemosyne.configuration.settings_file import SettingsError
 from mymcp.plugins.mnemosyne.memory.model.errors import StorageError
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from mymcp.plugins.mnemosyne.transfer.document import (
     build_document,
     encode_document,

@@ -20,7 +20,6 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from mymcp.plugins.mnemosyne.memory import files
 from mymcp.plugins.mnemosyne.memory.model.errors import InvalidRequest
 from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
@@ -33,7 +32,8 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
 from mymcp.plugins.mnemosyne.memory.model.references import parse_reference, reference_dict
 from mymcp.plugins.mnemosyne.memory.model.values import parse_timestamp
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.scan import SCOPE_DEPTH, record_parts
+from mymcp.plugins.mnemosyne.memory.storage import files
+from mymcp.plugins.mnemosyne.memory.storage.scan import SCOPE_DEPTH, record_parts
 from mymcp.plugins.mnemosyne.transfer.importer import Entry, Incoming, Kind, Line
 from mymcp.plugins.mnemosyne.transfer.snapshot import Snapshot
 from mymcp.plugins.mnemosyne.transfer.source import (

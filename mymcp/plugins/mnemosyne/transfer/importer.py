@@ -48,9 +48,9 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
 )
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
-from mymcp.plugins.mnemosyne.memory.remember import new_memory_id
-from mymcp.plugins.mnemosyne.memory.scan import record_parts
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore, StoredRecord, encode_record
+from mymcp.plugins.mnemosyne.memory.services.remember import new_memory_id
+from mymcp.plugins.mnemosyne.memory.storage.scan import record_parts
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord, encode_record
 
 __all__ = ["Entry", "Incoming", "Kind", "Line", "import_entries"]
 

@@ -50,7 +50,7 @@ from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     RecordedVia,
     Scope,
 )
-from mymcp.plugins.mnemosyne.memory.remember import Draft
+from mymcp.plugins.mnemosyne.memory.services.remember import Draft
 from mymcp.plugins.mnemosyne.transfer.importer import Entry, Incoming, Kind, Line
 from mymcp.plugins.mnemosyne.transfer.source import field_problem, json_of, text_of
 

@@ -5,7 +5,7 @@ changes a file in between: the snapshot shows the notebook as it was at one inst
 reading happens under the lock; what is done with the snapshot (encoding it, writing it
 to a pipe that may block) happens after the lock is released.
 
-Each scope is walked the way recall walks it (``memory/discovery.py``: depth, symlinks,
+Each scope is walked the way recall walks it (``memory/storage/discovery.py``: depth, symlinks,
 names in code point order) without its candidate bound, each file is read with the
 store's no-follow, size-checked read and parsed by the record parser, and every file that
 recall and list skip is named with its root-relative path and the reason.
@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mymcp.plugins.mnemosyne.memory import discovery, files
 from mymcp.plugins.mnemosyne.memory.model.errors import NotFound
 from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
@@ -29,8 +28,9 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     parse_record_bytes,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
-from mymcp.plugins.mnemosyne.memory.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage import discovery, files
+from mymcp.plugins.mnemosyne.memory.storage.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
 __all__ = ["NOT_A_DIRECTORY", "NOT_A_SCOPE", "Found", "Skipped", "Snapshot", "read_snapshot"]
 

@@ -42,7 +42,7 @@ class MnemosyneError(Exception):
 
     status: ClassVar[str] = "internal_error"
     default_code: ClassVar[str] = "internal_error"
-    # Set by the store on storage failures and uncertain outcomes (memory/store.py).
+    # Set by the store on storage failures and uncertain outcomes (memory/storage/store.py).
     fault: Fault | None = None
 
     def __init__(

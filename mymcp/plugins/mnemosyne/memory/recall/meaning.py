@@ -1,0 +1,526 @@
+"""Recall's meaning tier: the words a query may mean, from tables shipped in the package.
+
+``meanings.bin``, beside this module, is Princeton WordNet 3.0 reduced by
+``scripts/build-meanings`` to what this tier reads: each English lemma as the recall keys of
+its words (see :mod:`.wording`), its senses with how often each was seen in WordNet's tagged
+texts, each sense's lemmas, and the links between senses: broader, narrower and related
+(derived forms, similar adjectives, parts and wholes and the like). ``neighbours.bin``, made
+by ``scripts/build-neighbours``, lists for about 34,000 common words the words a small
+sentence embedding model (all-MiniLM-L6-v2) places closest, with their cosines: it knows
+words WordNet does not (``wifi``) and uses it leaves out (``wireless``: ``Wi-Fi``). Nothing
+is fetched; both are read on the first query that needs them (or by the warm-up thread),
+and then kept: a few megabytes of flat arrays, whatever the size of the notebook.
+
+A query is *expanded*, never the records: each query word (or two or three neighbouring
+words that WordNet holds as one lemma, ``curriculum vitae``) gives the keys of the words it
+may mean, each with a strength:
+
+- a word of the same sense (``diary``: ``journal``), :data:`SYNONYM`; of a sense one step
+  broader, narrower or related (``mom``: ``mother``; ``antibiotics``: ``penicillin``),
+  :data:`NEAR`; two steps narrower (``dessert``: ``custard``), :data:`FAR`; each times how
+  likely the query word means that sense and how likely the other word means its own there
+  (WordNet's tagged counts), so rare senses and words of many uses count little;
+- a neighbour by use, :data:`USE` scaled by how far its cosine is above :data:`USE_FLOOR`.
+
+Stop words, symbol terms (``C#``) and very common words (:data:`COMMON`) are left out. The
+caller looks the keys up in its own index; a record is kept when the strongest target it
+holds per query word, summed over the query words, reaches :data:`THRESHOLD`, and scores
+that strength times the weight of where it holds the words.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+import functools
+import json
+import logging
+import sys
+import threading
+import zlib
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Generic, TypeVar
+
+from mymcp.plugins.mnemosyne.memory.recall import wording
+
+__all__ = [
+    "FAR",
+    "NEAR",
+    "SYNONYM",
+    "THRESHOLD",
+    "Expansion",
+    "Found",
+    "Target",
+    "expand",
+    "found",
+    "load",
+]
+
+R = TypeVar("R")
+
+logger = logging.getLogger("mymcp.memory.recall")
+
+TABLE_FILE: Final = "meanings.bin"
+MAGIC: Final = b"MYMCP-MEANINGS 1\n"
+NEIGHBOURS_FILE: Final = "neighbours.bin"
+NEIGHBOURS_MAGIC: Final = b"MYMCP-NEIGHBOURS 1\n"
+
+# How close a link is: the same sense, a sense one step away, two steps down.
+SYNONYM: Final = 1.0
+NEAR: Final = 0.5
+FAR: Final = 0.25
+# Added to each sense's count in the tagged texts before the shares are taken.
+SMOOTHING: Final = 1.0
+# A word seen more often than this in WordNet's tagged texts is never a target.
+COMMON: Final = 1000
+# A neighbour by use (see scripts/build-neighbours, which keeps cosines from 0.6) at cosine c
+# has strength USE * (c - USE_FLOOR) / (1 - USE_FLOOR): none at or below the floor, USE for
+# the same vector.
+USE: Final = 0.3
+USE_FLOOR: Final = 0.63
+# How much the share of the sense a target word has there counts.
+TARGET_EXPONENT: Final = 1.0
+# Senses a query word means less often than this are not read.
+MIN_SHARE: Final = 0.02
+# The least strength a record must reach, summed over the query words, to be a hit.
+THRESHOLD: Final = 0.01
+# Narrower senses read two steps down: only below senses with at most this many.
+FAR_FANOUT: Final = 30
+# Query words looked at (a longer query is read up to here).
+MAX_WORDS: Final = 12
+# Query words whose targets are kept, the least recently used forgotten first.
+CACHE_SIZE: Final = 2048
+# At most this many targets per query word are looked up, the strongest.
+TARGETS_PER_WORD: Final = 1000
+# Scores are whole numbers: strengths times weights, times this.
+SCALE: Final = 1000
+# What a query word may hold besides letters and digits to be read (``left-handed``, ``mum's``).
+_INSIDE_WORDS: Final = frozenset("-'\u2019\u2010\u2011")
+# Neighbouring words tried together as one lemma.
+LONGEST_LEMMA: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A term a query word may mean: its recall keys (all in one record for a lemma of
+    several words), the positions of the query words behind it and its strength."""
+
+    keys: tuple[str, ...]
+    positions: tuple[int, ...]
+    strength: float
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """What a query may mean: its words as written, and the targets."""
+
+    words: tuple[str, ...]
+    targets: tuple[Target, ...]
+
+
+class _Terms(Sequence[str]):
+    """The table's sorted terms, read from one blob by offset (searchable with bisect)."""
+
+    def __init__(self, blob: str, starts: array.array[int]) -> None:
+        self._blob = blob
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return self._blob[self._starts[index] : self._starts[index + 1] - 1]
+
+
+@dataclass(frozen=True)
+class _Container:
+    """A table file as read: its header, its sorted terms and its arrays by name."""
+
+    header: dict[str, object]
+    terms: _Terms
+    sections: dict[str, array.array[int]]
+
+
+def _container(data: bytes, magic: bytes) -> _Container:
+    """Read a table file (a first line, a JSON header, zlib-compressed arrays);
+    ``ValueError`` when ``data`` is not a whole one."""
+    if not data.startswith(magic):
+        raise ValueError("not a table of this kind")
+    try:
+        return _read_container(data, len(magic))
+    except (KeyError, IndexError, TypeError, zlib.error) as damaged:
+        raise ValueError("damaged table") from damaged
+
+
+def _read_container(data: bytes, start: int) -> _Container:
+    header_end = data.index(b"\n", start)
+    header = json.loads(data[start:header_end])
+    payload = zlib.decompress(data[header_end + 1 :])
+    sections: dict[str, array.array[int]] = {}
+    offset = 0
+    blob = ""
+    for name, code, length in header["sections"]:
+        size = array.array(code).itemsize * length
+        chunk = payload[offset : offset + size]
+        offset += size
+        if name == "terms":
+            blob = chunk.decode() + "\n"
+            continue
+        values = array.array(code)
+        values.frombytes(chunk)
+        if sys.byteorder != "little":
+            values.byteswap()
+        sections[name] = values
+    return _Container(header, _Terms(blob, sections["term_start"]), sections)
+
+
+class Table:
+    """The loaded meaning table (see ``scripts/build-meanings`` for its sections)."""
+
+    def __init__(self, data: bytes) -> None:
+        """Read a table; ``ValueError`` when ``data`` is not a whole one."""
+        container = _container(data, MAGIC)
+        self.header = container.header
+        self.terms = container.terms
+        self._sections = container.sections
+        try:
+            self.kinds = self._sections["kinds"]
+        except KeyError as damaged:
+            raise ValueError("damaged table") from damaged
+
+    def term_id(self, term: str) -> int | None:
+        index = bisect.bisect_left(self.terms, term)
+        if index < len(self.terms) and self.terms[index] == term:
+            return index
+        return None
+
+    def _row(self, name: str, index: int) -> array.array[int]:
+        starts = self._sections[f"{name}_start"]
+        return self._sections[name][starts[index] : starts[index + 1]]
+
+    def senses(self, term: int) -> list[tuple[int, int]]:
+        """The term's senses, most often seen first, each with how often it was seen."""
+        starts = self._sections["sense_start"]
+        begin, end = starts[term], starts[term + 1]
+        return list(
+            zip(
+                self._sections["senses"][begin:end],
+                self._sections["sense_counts"][begin:end],
+                strict=True,
+            )
+        )
+
+    def members(self, sense: int) -> array.array[int]:
+        starts = self._sections["member_start"]
+        return self._sections["members"][starts[sense] : starts[sense + 1]]
+
+    def broader(self, sense: int) -> array.array[int]:
+        return self._row("broader", sense)
+
+    def narrower(self, sense: int) -> array.array[int]:
+        return self._row("narrower", sense)
+
+    def related(self, sense: int) -> array.array[int]:
+        return self._row("related", sense)
+
+    def common(self, term: int) -> bool:
+        """Whether a term is too common to say anything (``be``, ``have``, ``make``)."""
+        starts = self._sections["sense_start"]
+        counts = self._sections["sense_counts"][starts[term] : starts[term + 1]]
+        return sum(counts) > COMMON
+
+
+class Neighbours:
+    """The word-neighbour table (see ``scripts/build-neighbours``): per key, the keys of the
+    words a sentence embedding model places closest, with their cosines."""
+
+    def __init__(self, data: bytes) -> None:
+        """Read a table; ``ValueError`` when ``data`` is not a whole one."""
+        container = _container(data, NEIGHBOURS_MAGIC)
+        self.header = container.header
+        self.terms = container.terms
+        try:
+            self._starts = container.sections["row_start"]
+            self._targets = container.sections["targets"]
+            self._cosines = container.sections["cosines"]
+        except KeyError as damaged:
+            raise ValueError("damaged table") from damaged
+
+    def of(self, key: str) -> Iterator[tuple[str, float]]:
+        """The neighbours of ``key`` with their cosines, closest first."""
+        index = bisect.bisect_left(self.terms, key)
+        if index == len(self.terms) or self.terms[index] != key:
+            return
+        begin, end = self._starts[index], self._starts[index + 1]
+        for target, cosine in zip(self._targets[begin:end], self._cosines[begin:end], strict=True):
+            yield self.terms[target], cosine / 255
+
+
+_table: Table | None = None
+_neighbours: Neighbours | None = None
+_unavailable = False
+_load_lock = threading.Lock()
+
+
+def load() -> Table | None:
+    """The packaged table, read once per process; ``None`` when it cannot be read (the
+    meaning tier is then left out, and one warning says so)."""
+    global _table, _neighbours, _unavailable
+    if _table is None and not _unavailable:
+        with _load_lock:
+            if _table is None and not _unavailable:
+                try:
+                    _table = Table(_read_table(TABLE_FILE))
+                    _neighbours = Neighbours(_read_table(NEIGHBOURS_FILE))
+                except (OSError, ValueError):
+                    _table = _neighbours = None
+                    _unavailable = True
+                    logger.warning("meaning table unreadable; recall goes on without it")
+    return _table
+
+
+def _read_table(name: str) -> bytes:
+    from importlib import resources
+
+    return resources.files(__package__).joinpath(name).read_bytes()
+
+
+def expand(query: str) -> Expansion:
+    """The targets of the query's words (none for a query of stop words or unknown words,
+    or when the table cannot be read)."""
+    table = load()
+    words = tuple(wording.chunks(query))[:MAX_WORDS]
+    if table is None:
+        return Expansion(words, ())
+    content = _content_keys(words)
+    targets: dict[tuple[tuple[str, ...], tuple[int, ...]], float] = {}
+    for term, positions in _query_terms(table, content):
+        asked = {key for position, key in content if position in positions}
+        for target, strength in _targets_of(table, term):
+            keys = tuple(table.terms[target].split(" "))
+            if set(keys) <= asked:
+                continue
+            slot = (keys, positions)
+            targets[slot] = max(targets.get(slot, 0.0), strength)
+    _add_neighbours(table, content, targets)
+    return Expansion(words, _worth_looking_up(targets))
+
+
+def _add_neighbours(
+    table: Table,
+    content: list[tuple[int, str]],
+    targets: dict[tuple[tuple[str, ...], tuple[int, ...]], float],
+) -> None:
+    """Each query word's neighbours by use, with a strength growing with their cosine;
+    words WordNet counts as very common give none and are none."""
+    if _neighbours is None:
+        return
+    for position, key in content:
+        if _common_key(table, key):
+            continue
+        for other, cosine in _neighbours.of(key):
+            if cosine <= USE_FLOOR:
+                break  # closest first: the rest are further still
+            if _common_key(table, other):
+                continue
+            strength = USE * (cosine - USE_FLOOR) / (1 - USE_FLOOR)
+            slot = ((other,), (position,))
+            if strength > targets.get(slot, 0.0):
+                targets[slot] = strength
+
+
+def _common_key(table: Table, key: str) -> bool:
+    term = table.term_id(key)
+    return term is not None and table.common(term)
+
+
+def _worth_looking_up(
+    targets: dict[tuple[tuple[str, ...], tuple[int, ...]], float],
+) -> tuple[Target, ...]:
+    """The targets that could lift a record to :data:`THRESHOLD`: a target counts with the
+    best of each other query word's, so one too weak even then is never looked up."""
+    best: dict[tuple[int, ...], float] = {}
+    for (_, positions), strength in targets.items():
+        best[positions] = max(best.get(positions, 0.0), strength)
+    total = sum(best.values())
+    ranked = sorted(targets.items(), key=lambda item: -item[1])
+    kept: list[Target] = []
+    per_word: dict[tuple[int, ...], int] = {}
+    for (keys, positions), strength in ranked:
+        if strength + total - best[positions] < THRESHOLD:
+            continue
+        if per_word.get(positions, 0) < TARGETS_PER_WORD:
+            per_word[positions] = per_word.get(positions, 0) + 1
+            kept.append(Target(keys, positions, strength))
+    return tuple(kept)
+
+
+def _content_keys(words: Sequence[str]) -> list[tuple[int, str]]:
+    """The English keys of the query's words, each with the position of the word that gives
+    it (a hyphenated word gives one per part); stop words, one-letter words and terms
+    spelled with symbols (``C#``, ``.NET``, ``TCP/IP``) left out."""
+    found = []
+    for position, word in enumerate(words):
+        folded = wording.fold(word)
+        if not all(char.isalnum() or char in _INSIDE_WORDS for char in folded):
+            continue
+        for piece in wording.TERM_RE.findall(folded):
+            key = wording.word_key(piece, wording.ENGLISH) if len(piece) > 1 else None
+            if key is not None:
+                found.append((position, key))
+    return found
+
+
+def _query_terms(
+    table: Table, content: list[tuple[int, str]]
+) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """The table terms the query holds, longest first, each word in one term at most."""
+    used: set[int] = set()
+    for size in range(min(LONGEST_LEMMA, len(content)), 0, -1):
+        for start in range(len(content) - size + 1):
+            window = content[start : start + size]
+            positions = tuple(dict.fromkeys(position for position, _ in window))
+            if used.intersection(positions):
+                continue
+            term = table.term_id(" ".join(key for _, key in window))
+            if term is None or table.common(term):
+                continue
+            used.update(positions)
+            yield term, positions
+
+
+def _shares(table: Table, term: int) -> list[tuple[int, float]]:
+    """Each sense of a term with how likely the term means it: how often it was seen in
+    WordNet's tagged texts, smoothed so that a sense never seen still counts a little."""
+    senses = table.senses(term)
+    total = sum(count for _, count in senses) + SMOOTHING * len(senses)
+    return [(sense, (count + SMOOTHING) / total) for sense, count in senses]
+
+
+def _share(table: Table, term: int, sense: int) -> float:
+    """How likely ``term``, used as the part of speech of ``sense``, means it."""
+    return _kind_shares(table, term).get(sense, 0.0)
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _kind_shares(table: Table, term: int) -> dict[int, float]:
+    """Each sense of ``term`` with its share among the term's senses of that part of speech."""
+    totals: dict[int, float] = {}
+    senses = table.senses(term)
+    for sense, count in senses:
+        kind = table.kinds[sense]
+        totals[kind] = totals.get(kind, 0.0) + count + SMOOTHING
+    return {sense: (count + SMOOTHING) / totals[table.kinds[sense]] for sense, count in senses}
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _targets_of(table: Table, term: int) -> tuple[tuple[int, float], ...]:
+    """The terms ``term`` may mean, each with its best strength (see _related_terms)."""
+    best: dict[int, float] = {}
+    for target, strength in _related_terms(table, term):
+        if strength > best.get(target, 0.0):
+            best[target] = strength
+    return tuple(best.items())
+
+
+def _related_terms(table: Table, term: int) -> Iterator[tuple[int, float]]:
+    """Each term sharing a sense of ``term``, or linked to one, with its strength: how
+    close the link is, times how likely ``term`` means that sense, times how likely the
+    other term means the sense it has there."""
+    for sense, share in _shares(table, term):
+        if share < MIN_SHARE:
+            continue
+        yield from _strength(table, sense, SYNONYM * share, term)
+        for linked in (*table.broader(sense), *table.narrower(sense), *table.related(sense)):
+            yield from _strength(table, linked, NEAR * share, term)
+        narrower = table.narrower(sense)
+        if len(narrower) <= FAR_FANOUT:
+            for below in narrower:
+                for further in table.narrower(below):
+                    yield from _strength(table, further, FAR * share, term)
+
+
+def _strength(table: Table, sense: int, strength: float, term: int) -> Iterator[tuple[int, float]]:
+    for member in table.members(sense):
+        if member != term and not table.common(member):
+            yield member, strength * _share(table, member, sense) ** TARGET_EXPONENT
+
+
+@dataclass(frozen=True, slots=True)
+class Found(Generic[R]):
+    """A record the meaning tier keeps: its score, and per query word (or words taken as
+    one lemma) the keys of the target it holds."""
+
+    record: R
+    score: int
+    evidence: tuple[tuple[tuple[int, ...], tuple[str, ...]], ...]
+
+
+def found(
+    expansion: Expansion,
+    postings: Callable[[str], Mapping[R, int]],
+    skip: Container[R],
+    in_order: Callable[[R, tuple[str, ...]], bool],
+) -> list[Found[R]]:
+    """The records holding targets of ``expansion`` and reaching :data:`THRESHOLD`.
+
+    ``postings`` gives, for one key, each record holding it with the weight it earns there
+    (title 3, tags 2, content 1, summed); records in ``skip`` are left out, and a
+    target of several words counts only where ``in_order`` finds them side by side. A
+    record's score is, summed over the query words, the strength of the strongest target it
+    holds for that word times the weight it earns by it.
+    """
+    groups: dict[tuple[int, ...], list[Target]] = {}
+    for target in sorted(expansion.targets, key=lambda target: -target.strength):
+        groups.setdefault(target.positions, []).append(target)
+    cached: dict[str, Mapping[R, int]] = {}
+
+    def weights(key: str) -> Mapping[R, int]:
+        found = cached.get(key)
+        if found is None:
+            found = cached[key] = postings(key)
+        return found
+
+    strengths: dict[R, float] = {}
+    scores: dict[R, float] = {}
+    evidence: dict[R, list[tuple[tuple[int, ...], tuple[str, ...]]]] = {}
+    for positions, targets in groups.items():
+        # Per record, the strongest target of this query word it holds.
+        best: dict[R, tuple[float, int, tuple[str, ...]]] = {}
+        for target in targets:
+            fresh = {
+                record: weight
+                for record, weight in _holding(target.keys, weights, skip).items()
+                if record not in best and (len(target.keys) == 1 or in_order(record, target.keys))
+            }
+            best.update((record, (target.strength, w, target.keys)) for record, w in fresh.items())
+        for record, (strength, weight, keys) in best.items():
+            strengths[record] = strengths.get(record, 0.0) + strength
+            scores[record] = scores.get(record, 0.0) + strength * weight
+            evidence.setdefault(record, []).append((positions, keys))
+    return [
+        Found(record, round(SCALE * scores[record]), tuple(sorted(evidence[record])))
+        for record, strength in strengths.items()
+        if strength >= THRESHOLD
+    ]
+
+
+def _holding(
+    keys: tuple[str, ...], postings: Callable[[str], Mapping[R, int]], skip: Container[R]
+) -> dict[R, int]:
+    """The records holding every key, each with the least weight it gives one of them."""
+    held: dict[R, int] | None = None
+    for key in keys:
+        weights = postings(key)
+        if held is None:
+            held = {record: weight for record, weight in weights.items() if record not in skip}
+        else:
+            held = {
+                record: min(weight, weights[record])
+                for record, weight in held.items()
+                if record in weights
+            }
+        if not held:
+            break
+    return held or {}
