@@ -58,8 +58,8 @@ class MCPDispatcher:
         tools = {"tools": registry.tools}
         note = getattr(runtime, "instructions", "")  # the plugins' usage note for agents
         self._initialize_results = {
-            version: Fixed(initialize_result(version, note))
-            for version in {settings.PROTOCOL_VERSION, *settings.SUPPORTED_PROTOCOL_VERSIONS}
+            version: Fixed(_initialize_result(version, note))
+            for version in settings.SUPPORTED_PROTOCOL_VERSIONS
         }
         empty = Fixed({})
         self._answers: dict[object, Fixed] = {
@@ -94,9 +94,10 @@ class MCPDispatcher:
         method = message.get("method")
         if isinstance(method, (list, dict)):
             return jsonrpc.error(request_id, jsonrpc.INVALID_REQUEST, "Invalid Request")
-        if method == TOOLS_CALL:
+        if method == TOOLS_CALL:  # structuredContent for a client on a revision that has it
             version = headers.protocol_version if headers is not None else self.version
-            return self._tool_call(request_id, params, speaks_structured_content(version))
+            structured = version is not None and version >= STRUCTURED_CONTENT_SINCE
+            return self._tool_call(request_id, params, structured)
         if method == "initialize":
             return jsonrpc.result(request_id, self._initialize(params))
         answer = self._answers.get(method)
@@ -140,35 +141,22 @@ class MCPDispatcher:
         return run
 
     def _initialize(self, params: dict[str, Any]) -> Fixed:
-        version = negotiate_protocol_version(params.get("protocolVersion"))
+        """The revision to speak: the client's when supported, else the newest; a client that
+        names none gets :data:`settings.PROTOCOL_VERSION`."""
+        requested = params.get("protocolVersion")
+        version = settings.PROTOCOL_VERSION if requested is None else requested
+        if version not in settings.SUPPORTED_PROTOCOL_VERSIONS:
+            version = settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
         if self._remembers:
             self.version = version
         return self._initialize_results[version]
 
 
-def speaks_structured_content(version: str | None) -> bool:
-    """Whether a client on this revision (None: it did not say) knows ``structuredContent``."""
-    return version is not None and version >= STRUCTURED_CONTENT_SINCE
-
-
-def negotiate_protocol_version(requested: Any) -> str:
-    """The revision to speak: the client's when supported, else the newest.
-
-    A client that names no revision gets :data:`settings.PROTOCOL_VERSION`.
-    """
-    if requested is None:
-        return settings.PROTOCOL_VERSION
-    if isinstance(requested, str) and requested in settings.SUPPORTED_PROTOCOL_VERSIONS:
-        return requested
-    return settings.SUPPORTED_PROTOCOL_VERSIONS[-1]
-
-
-def initialize_result(requested: Any, instructions: str = "") -> dict[str, Any]:
-    version = negotiate_protocol_version(requested)
+def _initialize_result(version: str, instructions: str) -> dict[str, Any]:
     result: dict[str, Any] = {
         "protocolVersion": version,
         "capabilities": {"tools": {}},
-        "serverInfo": {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION},
+        "serverInfo": modern.server_info(),
     }
     if instructions and version >= INSTRUCTIONS_SINCE:
         result["instructions"] = instructions

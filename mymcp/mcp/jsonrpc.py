@@ -64,9 +64,7 @@ def echo(value: Any) -> str | None:
     Short plain names and scalars render as Python's ``str`` does (``None``, ``5``); anything
     long, structured or containing unusual characters is never reflected.
     """
-    if value is None or isinstance(value, (bool, int)):
-        rendered = str(value)
-    elif isinstance(value, float):
+    if value is None or isinstance(value, (bool, int, float)):
         rendered = str(value)
     elif isinstance(value, str) and _ECHO_SAFE.fullmatch(value):
         rendered = value

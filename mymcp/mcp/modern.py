@@ -173,11 +173,12 @@ def completed(result: Any, *, ttl_ms: int | None = None) -> dict[str, Any]:
         fields["ttlMs"] = ttl_ms
         fields["cacheScope"] = CACHE_SCOPE
     meta = result.get("_meta")
-    fields["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_KEY: _server_info()}
+    fields["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_KEY: server_info()}
     return fields
 
 
-def _server_info() -> dict[str, str]:
+def server_info() -> dict[str, str]:
+    """Who answers: the name and version every result and ``initialize`` carry."""
     return {"name": settings.SERVER_NAME, "version": settings.SERVER_VERSION}
 
 

@@ -60,35 +60,19 @@ CLIENT_CONTROL_ARGUMENTS: Final[Mapping[str, Callable[[Any], bool]]] = MappingPr
 )
 
 
-def tool_arguments(arguments: Mapping[str, Any], input_schema: Mapping[str, Any]) -> Any:
+def tool_arguments(arguments: Mapping[str, Any], input_schema: Any) -> Any:
     """The arguments the Tool with ``input_schema`` gets: a normalized copy, less the client
-    control arguments its schema does not declare."""
-    kept = without_control_arguments(arguments, input_schema)
-    return normalize_tool_arguments(kept, input_schema)
-
-
-def without_control_arguments(
-    arguments: Mapping[str, Any], input_schema: Mapping[str, Any]
-) -> Mapping[str, Any]:
-    """``arguments`` less the client control arguments that ``input_schema`` does not declare.
-
-    The caller's mapping is never changed; when there is nothing to drop it is returned as is.
-    """
-    properties = input_schema.get("properties")
+    control arguments its schema does not declare. The caller's mapping is never changed."""
+    properties = input_schema.get("properties") if isinstance(input_schema, dict) else None
     declared = properties if isinstance(properties, Mapping) else {}
-    dropped = [
-        name
-        for name, accepts in CLIENT_CONTROL_ARGUMENTS.items()
-        if name in arguments and name not in declared and accepts(arguments[name])
-    ]
-    if not dropped:
-        return arguments
-    return {name: value for name, value in arguments.items() if name not in dropped}
-
-
-def normalize_tool_arguments(arguments: Mapping[str, Any], input_schema: Any) -> Any:
-    """Return a normalized copy of ``arguments`` for the Tool whose schema is given."""
-    return _normalize(dict(arguments), input_schema)
+    kept = {
+        name: value
+        for name, value in arguments.items()
+        if name not in CLIENT_CONTROL_ARGUMENTS
+        or name in declared
+        or not CLIENT_CONTROL_ARGUMENTS[name](value)
+    }
+    return _normalize(kept, input_schema)
 
 
 def _normalize(value: Any, schema: Any) -> Any:

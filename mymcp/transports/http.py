@@ -197,28 +197,21 @@ _NONE = RequestHeaders()
 
 def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> RequestHeaders:
     """The headers the app reads, from one pass over the raw ones."""
-    found: list[Any] | None = None
+    found: dict[int, list[bytes]] = {}
     for key, value in raw:
         slot = _WANTED.get(key.lower())
-        if slot is None:
-            continue
-        found = found or [None, None, None, None, [], [], []]
-        if slot > 3:  # a metadata header: each value, to tell a repeated one
-            found[slot].append(value)
-        elif slot == 2:  # Authorization
-            found[slot] = _AMBIGUOUS if found[slot] is not None else value
-        elif slot != 3 or found[slot] is None:
-            found[slot] = value
-    if found is None:
+        if slot is not None:
+            found.setdefault(slot, []).append(value)
+    if not found:
         return _NONE
-    host, origin, authorization, length, *sent = found
+    host, origin, authorization, length, *sent = (found.get(slot, []) for slot in range(7))
     version, method, name = (values[0].decode("latin-1") if values else None for values in sent)
     repeated = any(len(values) > 1 for values in sent)
     return RequestHeaders(
-        None if host is None else host.decode("latin-1"),
-        None if origin is None else origin.decode("latin-1"),
-        authorization,
-        length,
+        host[-1].decode("latin-1") if host else None,
+        origin[-1].decode("latin-1") if origin else None,
+        (authorization[0] if len(authorization) == 1 else _AMBIGUOUS) if authorization else None,
+        length[0] if length else None,
         HttpHeaders(version, method, name, repeated) if any(sent) else _NONE.metadata,
     )
 
@@ -384,24 +377,16 @@ def _refusal(status: int, body: bytes, *extra: tuple[bytes, bytes]) -> _Refusal:
     return status, body, [_JSON, _length(body), *extra]
 
 
-def _header_refusal(status: int, detail: str, header: str, hint: str) -> _Refusal:
-    return _refusal(
-        status, jsonvalue.encode({"detail": detail, "header": header, "hint": hint}).encode()
-    )
+def _header_refusal(status: int, detail: str, header: str, served: str, setting: str) -> _Refusal:
+    hint = f"only loopback {served} are served; allow another with {setting}"
+    body = jsonvalue.encode({"detail": detail, "header": header, "hint": hint})
+    return _refusal(status, body.encode())
 
 
 _HOST_REFUSED = _header_refusal(
-    421,
-    "Misdirected Request",
-    "Host",
-    f"only loopback host names are served; allow another with {ALLOWED_HOSTS_VARIABLE}",
+    421, "Misdirected Request", "Host", "host names", ALLOWED_HOSTS_VARIABLE
 )
-_ORIGIN_REFUSED = _header_refusal(
-    403,
-    "Forbidden",
-    "Origin",
-    f"only loopback origins are served; allow another with {ALLOWED_ORIGINS_VARIABLE}",
-)
+_ORIGIN_REFUSED = _header_refusal(403, "Forbidden", "Origin", "origins", ALLOWED_ORIGINS_VARIABLE)
 _UNAUTHORIZED = _refusal(
     errors.UNAUTHORIZED.handshake_status,
     refusal(errors.UNAUTHORIZED, Era.HANDSHAKE)[0],

@@ -11,20 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mymcp.mcp.tool_arguments import (
-    CLIENT_CONTROL_ARGUMENTS,
-    normalize_tool_arguments,
-    without_control_arguments,
-)
+from mymcp.mcp.tool_arguments import CLIENT_CONTROL_ARGUMENTS, tool_arguments
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
 from tests.synthetic_host import SyntheticHost, tool_definition
 
 
 def at(schema: Any, value: Any) -> Any:
     """Normalize ``value`` as member ``v`` of an object whose property ``v`` has ``schema``."""
-    normalized = normalize_tool_arguments(
-        {"v": value}, {"type": "object", "properties": {"v": schema}}
-    )
+    normalized = tool_arguments({"v": value}, {"type": "object", "properties": {"v": schema}})
     return normalized["v"]
 
 
@@ -82,7 +76,7 @@ def test_contract_table_rows(schema: Any, given_value: Any, expected: Any) -> No
 def test_contract_table_discriminated_one_of_row() -> None:
     arguments = {"selector": True, "value": '{"a":1}'}
 
-    assert normalize_tool_arguments(arguments, SELECTOR_SCHEMA) == arguments
+    assert tool_arguments(arguments, SELECTOR_SCHEMA) == arguments
 
 
 @pytest.mark.parametrize(
@@ -227,7 +221,7 @@ def test_decoded_values_are_not_normalized_further() -> None:
 def test_members_not_described_by_the_schema_are_untouched() -> None:
     schema = {"type": "object", "properties": {"count": {"type": "integer"}}}
 
-    normalized = normalize_tool_arguments({"count": "1", "other": "2", "x": '["a"]'}, schema)
+    normalized = tool_arguments({"count": "1", "other": "2", "x": '["a"]'}, schema)
 
     assert normalized == {"count": 1, "other": "2", "x": '["a"]'}
 
@@ -235,19 +229,19 @@ def test_members_not_described_by_the_schema_are_untouched() -> None:
 def test_a_property_schema_that_is_not_an_object_is_no_candidate() -> None:
     schema = {"type": "object", "properties": {"v": True, "w": ["integer"]}}
 
-    assert normalize_tool_arguments({"v": "5", "w": "5"}, schema) == {"v": "5", "w": "5"}
+    assert tool_arguments({"v": "5", "w": "5"}, schema) == {"v": "5", "w": "5"}
 
 
 def test_properties_that_are_not_an_object_describe_nothing() -> None:
-    assert normalize_tool_arguments({"v": "5"}, {"properties": [{"type": "integer"}]}) == {"v": "5"}
+    assert tool_arguments({"v": "5"}, {"properties": [{"type": "integer"}]}) == {"v": "5"}
 
 
 def test_candidates_come_from_one_of_and_any_of_branches() -> None:
     one_of = {"oneOf": [{"properties": {"v": {"type": "integer"}}}]}
     any_of = {"anyOf": [{"anyOf": [{"oneOf": [{"properties": {"v": {"type": "integer"}}}]}]}]}
 
-    assert normalize_tool_arguments({"v": "5"}, one_of) == {"v": 5}
-    assert normalize_tool_arguments({"v": "5"}, any_of) == {"v": 5}
+    assert tool_arguments({"v": "5"}, one_of) == {"v": 5}
+    assert tool_arguments({"v": "5"}, any_of) == {"v": 5}
 
 
 def test_several_candidates_are_combined_with_any_of() -> None:
@@ -262,10 +256,10 @@ def test_several_candidates_are_combined_with_any_of() -> None:
         ]
     }
 
-    assert normalize_tool_arguments({"v": "5"}, string_or_integer) == {"v": "5"}
-    assert normalize_tool_arguments({"v": "5"}, boolean_or_integer) == {"v": 5}
-    assert normalize_tool_arguments({"v": "true"}, boolean_or_integer) == {"v": True}
-    assert normalize_tool_arguments({"v": '"x"'}, boolean_or_integer) == {"v": '"x"'}
+    assert tool_arguments({"v": "5"}, string_or_integer) == {"v": "5"}
+    assert tool_arguments({"v": "5"}, boolean_or_integer) == {"v": 5}
+    assert tool_arguments({"v": "true"}, boolean_or_integer) == {"v": True}
+    assert tool_arguments({"v": '"x"'}, boolean_or_integer) == {"v": '"x"'}
 
 
 DISCRIMINATED = {
@@ -293,7 +287,7 @@ DISCRIMINATED = {
 def test_a_branch_whose_const_disagrees_is_inapplicable(
     arguments: dict[str, Any], expected: dict[str, Any]
 ) -> None:
-    assert normalize_tool_arguments(arguments, DISCRIMINATED) == expected
+    assert tool_arguments(arguments, DISCRIMINATED) == expected
 
 
 @pytest.mark.parametrize(
@@ -302,7 +296,7 @@ def test_a_branch_whose_const_disagrees_is_inapplicable(
 def test_const_applicability_compares_type_and_value(selector: Any, applies: bool) -> None:
     schema = {"oneOf": [{"properties": {"s": {"const": 1}, "v": {"type": "integer"}}}]}
 
-    normalized = normalize_tool_arguments({"s": selector, "v": "5"}, schema)
+    normalized = tool_arguments({"s": selector, "v": "5"}, schema)
 
     assert normalized["v"] == (5 if applies else "5")
 
@@ -315,7 +309,7 @@ def test_nested_objects_are_normalized_through_their_properties() -> None:
         },
     }
 
-    assert normalize_tool_arguments({"outer": {"inner": "3", "x": "4"}}, schema) == {
+    assert tool_arguments({"outer": {"inner": "3", "x": "4"}}, schema) == {
         "outer": {"inner": 3, "x": "4"}
     }
 
@@ -355,13 +349,13 @@ def test_other_values_are_unchanged(value: Any) -> None:
 def test_a_schema_that_is_not_an_object_normalizes_nothing(schema: Any) -> None:
     arguments = {"v": "5"}
 
-    assert normalize_tool_arguments(arguments, schema) == {"v": "5"}
+    assert tool_arguments(arguments, schema) == {"v": "5"}
 
 
 def test_top_level_keywords_apply_to_the_arguments_object() -> None:
     schema = {"type": "object", "anyOf": [{"properties": {"n": {"type": "integer"}}}]}
 
-    assert normalize_tool_arguments({"n": "1"}, schema) == {"n": 1}
+    assert tool_arguments({"n": "1"}, schema) == {"n": 1}
 
 
 # --- never mutates ---------------------------------------------------------------------------
@@ -384,7 +378,7 @@ def test_the_callers_arguments_are_never_mutated() -> None:
     snapshot = copy.deepcopy(arguments)
     schema_snapshot = copy.deepcopy(schema)
 
-    normalized = normalize_tool_arguments(arguments, schema)
+    normalized = tool_arguments(arguments, schema)
 
     assert arguments == snapshot
     assert schema == schema_snapshot
@@ -426,7 +420,7 @@ def test_normalization_never_mutates_and_stays_strict_json(
 ) -> None:
     snapshot = copy.deepcopy(arguments)
 
-    normalized = normalize_tool_arguments(arguments, schema)
+    normalized = tool_arguments(arguments, schema)
 
     assert same_json(arguments, snapshot)
     assert isinstance(normalized, dict)
@@ -504,28 +498,26 @@ def test_a_one_value_integer_range_discriminates_branches_as_const_did(
 ) -> None:
     value = dict(members) if discriminator is None else {"v": discriminator, **members}
 
-    legacy = normalize_tool_arguments({"r": value}, {"properties": {"r": LEGACY_FORM}})
-    portable = normalize_tool_arguments({"r": value}, {"properties": {"r": PORTABLE_FORM}})
+    legacy = tool_arguments({"r": value}, {"properties": {"r": LEGACY_FORM}})
+    portable = tool_arguments({"r": value}, {"properties": {"r": PORTABLE_FORM}})
 
     assert same_json(legacy, portable)
 
 
 def test_a_pinned_branch_that_disagrees_is_inapplicable() -> None:
     schema = {"properties": {"r": PORTABLE_FORM}}
-    assert normalize_tool_arguments({"r": {"v": "2", "n": "5"}}, schema) == {
-        "r": {"v": "2", "n": "5"}
-    }
-    assert normalize_tool_arguments({"r": {"v": 2, "n": "5", "m": "6"}}, schema) == {
+    assert tool_arguments({"r": {"v": "2", "n": "5"}}, schema) == {"r": {"v": "2", "n": "5"}}
+    assert tool_arguments({"r": {"v": 2, "n": "5", "m": "6"}}, schema) == {
         "r": {"v": 2, "n": 5, "m": "6"}
     }
-    assert normalize_tool_arguments({"r": {"n": "5", "m": "6"}}, schema) == {"r": {"n": 5, "m": 6}}
+    assert tool_arguments({"r": {"n": "5", "m": "6"}}, schema) == {"r": {"n": 5, "m": 6}}
 
 
 @pytest.mark.parametrize("bounds", [{"minimum": 1, "maximum": 2}, {"minimum": 2}, {}])
 def test_only_a_one_value_integer_range_pins_a_branch(bounds: dict[str, int]) -> None:
     branch = {"properties": {"v": {"type": "integer", **bounds}, "n": {"type": "integer"}}}
     schema = {"properties": {"r": {"anyOf": [branch]}}}
-    assert normalize_tool_arguments({"r": {"v": "2", "n": "5"}}, schema) == {"r": {"v": 2, "n": 5}}
+    assert tool_arguments({"r": {"v": "2", "n": "5"}}, schema) == {"r": {"v": 2, "n": 5}}
 
 
 @settings(max_examples=150, deadline=None)
@@ -603,25 +595,25 @@ def test_the_list_holds_gemini_clis_switch() -> None:
 @pytest.mark.parametrize("value", [True, False])
 def test_wait_for_previous_is_dropped(value: bool) -> None:
     arguments = {"n": 1, "wait_for_previous": value}
-    assert without_control_arguments(arguments, SCHEMA) == {"n": 1}
+    assert tool_arguments(arguments, SCHEMA) == {"n": 1}
     assert arguments == {"n": 1, "wait_for_previous": value}
 
 
 @pytest.mark.parametrize("value", ["true", 1, 0, None, [], {}])
 def test_a_value_of_another_type_is_kept_for_the_tool_to_judge(value: Any) -> None:
     arguments = {"n": 1, "wait_for_previous": value}
-    assert without_control_arguments(arguments, SCHEMA) == arguments
+    assert tool_arguments(arguments, SCHEMA) == arguments
 
 
 def test_a_tool_that_declares_the_name_keeps_it() -> None:
     schema = {"type": "object", "properties": {"wait_for_previous": {"type": "boolean"}}}
     arguments = {"wait_for_previous": True}
-    assert without_control_arguments(arguments, schema) == arguments
+    assert tool_arguments(arguments, schema) == arguments
 
 
 def test_arguments_without_one_are_passed_as_they_are() -> None:
     arguments = {"n": 1, "waitForPrevious": True}
-    assert without_control_arguments(arguments, SCHEMA) is arguments
+    assert tool_arguments(arguments, SCHEMA) == arguments
 
 
 def test_call_tool_drops_it_before_normalizing() -> None:

@@ -445,6 +445,7 @@ def fake_bootstrap(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     module.build_production_runtime = build_production_runtime  # type: ignore[attr-defined]
     module.check_production_setup = lambda: None  # type: ignore[attr-defined]
     module.wait_until_warm = lambda: None  # type: ignore[attr-defined]
+    module.production_pages = lambda: []  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "mymcp.host.bootstrap", module)
     levels = {name: logging.getLogger(name).level for name in ("", "mcp", "mymcp")}
     handlers = list(logging.getLogger().handlers)
