@@ -43,6 +43,7 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     LegacyRecord,
     Record,
+    duplicate_hash,
     duplicate_key,
 )
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp
@@ -221,7 +222,7 @@ class _Directory:
         if isinstance(known, StoredRecord):
             duplicate = known.duplicate
         else:
-            duplicate = hash(duplicate_key(known))
+            duplicate = duplicate_hash(known)
         self.keys.setdefault(duplicate, []).append(known)
 
     def same_id(self, record_id: str) -> CanonicalRecord | None:
@@ -231,7 +232,7 @@ class _Directory:
     def equal(self, record: CanonicalRecord) -> CanonicalRecord | None:
         """The first record found that is equal to ``record`` by the duplicate rule."""
         wanted = duplicate_key(record)
-        for known in self.keys.get(hash(wanted), ()):
+        for known in self.keys.get(duplicate_hash(record), ()):
             whole = _whole(known)
             if duplicate_key(whole) == wanted:
                 return whole

@@ -10,6 +10,7 @@ the skip reason the store logs.
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, NoReturn, TypeAlias, TypeVar
@@ -55,6 +56,7 @@ __all__ = [
     "RecordInvalid",
     "canonical_record_dict",
     "canonical_relative_parts",
+    "duplicate_hash",
     "duplicate_key",
     "legacy_record_dict",
     "parse_record_bytes",
@@ -314,16 +316,48 @@ def _identifier(value: object) -> str:
 
 def _namespace(value: object, scope: Scope) -> Namespace:
     fields = _fields(value, _NAMESPACE_SET)
-    kind = _enum(NamespaceKind, fields["kind"])
-    _check(kind in SCOPE_RULES[scope].namespace_kinds)
-    return Namespace(kind=kind, id=_identifier(fields["id"]), label=_label(fields["label"]))
+    key = (scope, fields["kind"], fields["id"], fields["label"])
+    found = _known(_namespaces, key)
+    if found is None:
+        kind = _enum(NamespaceKind, fields["kind"])
+        _check(kind in SCOPE_RULES[scope].namespace_kinds)
+        found = Namespace(kind=kind, id=_identifier(fields["id"]), label=_label(fields["label"]))
+        _keep(_namespaces, key, found)
+    return found
 
 
 def _collection(value: object) -> Collection | None:
     if value is None:
         return None
     fields = _fields(value, _COLLECTION_SET)
-    return Collection(id=_identifier(fields["id"]), label=_label(fields["label"]))
+    key = (fields["id"], fields["label"])
+    found = _known(_collections, key)
+    if found is None:
+        found = Collection(id=_identifier(fields["id"]), label=_label(fields["label"]))
+        _keep(_collections, key, found)
+    return found
+
+
+# The namespaces and collections of valid records, by the values their files give: the
+# same few come back record after record, so each is checked and made once (at most
+# _PARTS_KEPT of each). A valid key holds only strings and None, which nothing else
+# equals, so a value that breaks a rule never finds one.
+_PARTS_KEPT: Final = 4096
+_namespaces: dict[tuple[object, ...], Namespace] = {}
+_collections: dict[tuple[object, ...], Collection] = {}
+
+
+def _known(kept: dict[tuple[object, ...], _T], key: tuple[object, ...]) -> _T | None:
+    try:
+        return kept.get(key)
+    except TypeError:  # a list or an object among the values: unhashable, and invalid
+        return None
+
+
+def _keep(kept: dict[tuple[object, ...], _T], key: tuple[object, ...], value: _T) -> None:
+    if len(kept) >= _PARTS_KEPT:
+        kept.clear()
+    kept[key] = value
 
 
 def _revision(value: object) -> int:
@@ -385,6 +419,15 @@ def duplicate_key(memory: CanonicalRecord) -> tuple[object, ...]:
         memory.content,
         tuple(sorted(tag.casefold() for tag in memory.tags)),
     )
+
+
+def duplicate_hash(memory: CanonicalRecord) -> int:
+    """A hash that memories equal by :func:`duplicate_key` share, the same in every process
+    (records are also read in worker processes, where ``hash`` differs): a CRC-32 of the
+    title and content only, so memories that differ in nothing else share it too and are
+    told apart by comparing their keys."""
+    text = f"{memory.title}\x00{memory.content}"
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
 # --- canonical output --------------------------------------------------------------------

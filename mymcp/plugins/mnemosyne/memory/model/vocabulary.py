@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 
 class Scope(StrEnum):
@@ -82,8 +83,9 @@ class ScopeRule:
     namespace_kinds: tuple[NamespaceKind, ...]
     kinds: tuple[KindGuidance, ...]
 
-    @property
+    @cached_property
     def memory_kinds(self) -> tuple[MemoryKind, ...]:
+        # Made once: every record read checks its kind against it.
         return tuple(item.kind for item in self.kinds)
 
 

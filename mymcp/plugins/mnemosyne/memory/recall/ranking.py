@@ -30,7 +30,7 @@ import dataclasses
 import functools
 import re
 import sys
-from collections.abc import Collection, Iterator, Set
+from collections.abc import Iterator, Set
 from dataclasses import dataclass
 from itertools import filterfalse
 from pathlib import Path
@@ -564,9 +564,9 @@ def _ascii_terms(lowered: str) -> set[str]:
     return set(lowered.translate(_SEPARATORS).split()) - _NOT_TERMS
 
 
-def _text_words(text: str, language: str | None) -> tuple[Collection[str], set[str], bool]:
-    """The terms of ``text`` (the same term may come more than once), the keys the index
-    must list for it, and whether the index derives the rest of its keys from its terms.
+def _text_words(text: str, language: str | None) -> tuple[set[str], set[str], bool]:
+    """The terms of ``text``, the keys the index must list for it, and whether the index
+    derives the rest of its keys from its terms.
 
     Casefolding and folding are the same for ASCII text, the usual case, so there every
     word of the wider tier is a term of the exact tier and its key is the term's
@@ -574,17 +574,20 @@ def _text_words(text: str, language: str | None) -> tuple[Collection[str], set[s
     Listed are only the keys of the pieces (what lies between white space) that hold
     something besides letters and digits, or one letter or digit: joined compounds and
     terms as spelled come from them. Other text gets all of its keys listed. (Everything
-    here runs in C but the call: it is done for every record of a scope.)
+    here runs in C but the call, on sets of distinct pieces: it is done for every record
+    of a scope.)
     """
     if not text.isascii():
         return {sys.intern(term) for term in terms(text)}, wording.text_keys(text, language), False
-    pieces = text.lower().split()
-    plain = list(filter(str.isalnum, pieces))  # a piece of letters and digits is one word
-    beyond = set(filterfalse(str.isalnum, pieces))
-    words = plain + " ".join(beyond).translate(_SEPARATORS).split()
-    beyond.update(filter(_SINGLES.__contains__, plain))
+    pieces = set(text.lower().split())
+    beyond = set(filterfalse(str.isalnum, pieces))  # pieces of more than one word
+    found = pieces - beyond  # a piece of letters and digits is one word
+    if beyond:
+        found.update(" ".join(beyond).translate(_SEPARATORS).split())
+    found -= _NOT_TERMS
+    beyond |= pieces & _SINGLES
     keys: set[str] = set().union(*map(wording.piece_keys_of(language).__getitem__, beyond))
-    return list(filterfalse(_NOT_TERMS.__contains__, words)), keys, True
+    return found, keys, True
 
 
 # Single letters and digits: pieces that are keys as spelled, never terms.

@@ -24,7 +24,8 @@ import sys
 import threading
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import partial
 from itertools import compress, repeat
 from typing import Final, NamedTuple
 
@@ -37,9 +38,11 @@ __all__ = [
     "PARTS",
     "PATH",
     "TITLE",
+    "Part",
     "Planes",
     "SearchIndex",
     "Words",
+    "make_part",
 ]
 
 # The parts of a record a word can be in, each with the weight recall gives it there.
@@ -122,20 +125,36 @@ class _Table:
     def flush(self, records: int) -> None:
         """Move the pending numbers into the lists (``records``: the numbers given)."""
         for word, numbers in self.pending.items():
-            bits = self.dense.get(word)
-            if bits is not None:
-                self.dense[word] = bits | _bitmap_of(numbers)
-                continue
-            listed = self.sparse.get(word)
-            if listed is None:
-                # A word is kept once, whichever tables list it.
-                listed = self.sparse[sys.intern(word)] = array("i", numbers)
-            else:
-                listed.extend(numbers)
-            if len(listed) >= _DENSE_FROM and len(listed) * 32 >= records:
-                self.dense[sys.intern(word)] = _bitmap_of(listed)
-                del self.sparse[word]
+            self._extend(word, numbers, records)
         self.pending.clear()
+
+    def merge(self, other: _Table, base: int, records: int) -> None:
+        """Take in the lists of another table (of a part), its numbers raised by ``base``;
+        every number here is below ``base``."""
+        for word, numbers in other.sparse.items():
+            self._extend(word, array("i", map(base.__add__, numbers)), records)
+        for word, bits in other.dense.items():
+            listed = self.sparse.pop(word, None)
+            if listed is not None:
+                bits = _bitmap_of(listed) | bits << base
+            else:
+                bits = self.dense.get(word, 0) | bits << base
+            self.dense[sys.intern(word)] = bits
+
+    def _extend(self, word: str, numbers: array | list[int], records: int) -> None:  # type: ignore[type-arg]
+        bits = self.dense.get(word)
+        if bits is not None:
+            self.dense[word] = bits | _bitmap_of(numbers)
+            return
+        listed = self.sparse.get(word)
+        if listed is None:
+            # A word is kept once, whichever tables list it.
+            listed = self.sparse[sys.intern(word)] = array("i", numbers)
+        else:
+            listed.extend(numbers)
+        if len(listed) >= _DENSE_FROM and len(listed) * 32 >= records:
+            self.dense[sys.intern(word)] = _bitmap_of(listed)
+            del self.sparse[word]
 
     def words(self) -> dict[str, list[int]]:
         """Every word with its record numbers (for tests)."""
@@ -252,6 +271,41 @@ class SearchIndex:
             self._waiting += 1
             if self._waiting >= _BATCH:
                 self._flush()
+
+    def part_maker(self) -> Callable[[Sequence[tuple[StoredRecord, Record]]], Part]:
+        """What makes a :class:`Part` of this index's kind out of records, to be called
+        away from it (in another process: so it holds only what pickles by name)."""
+        return partial(make_part, self._describe, self._key_of)
+
+    def added_part(self, stored: Sequence[StoredRecord], part: Part) -> None:
+        """Take in a part made of records that ``stored`` stands for here, item for item,
+        as if each of them had been ``added`` in their order."""
+        with self.lock:
+            self._flush()  # what waits comes first: every list stays in ascending order
+            base = len(self._records)
+            count = len(part.positions)
+            for offset, position in enumerate(part.positions):
+                record = stored[position]
+                record.index_number = base + offset
+                self._records.append(record)
+            self._languages += part.languages
+            self._language_counts.update(part.language_counts)
+            self._folders += part.folders
+            self._folder_counts.update(part.folder_counts)
+            self._named.update((name, base + number) for name, number in part.named.items())
+            self._unordered += range(base, base + count)
+            for number in range(base, base + count):
+                if len(self._live) <= number >> 3:
+                    self._live.extend(bytes(max(64, len(self._live))))
+                self._live[number >> 3] |= 1 << (number & 7)
+            for mine, theirs in zip(self._all_tables(), part.tables, strict=True):
+                mine.merge(theirs, base, base + count)
+            for language, terms in part.mapped.items():
+                self._mapped.setdefault(language, set()).update(terms)
+            for language, keys in part.key_terms.items():
+                by_key = self._key_terms.setdefault(language, {})
+                for key, giving in keys.items():
+                    by_key.setdefault(key, set()).update(giving)
 
     def removed(self, stored: StoredRecord) -> None:
         with self.lock:
@@ -503,6 +557,49 @@ class SearchIndex:
         """The words of one part of one tier, each with its record numbers."""
         self._flush()
         return self._tables[tier][part].words()
+
+
+# --- parts made away from the index ---------------------------------------------------------
+
+
+class Part(NamedTuple):
+    """What an index lists of a run of records, numbered from 0 in their order: made where
+    the records are read (a worker process of the store's first scan) and taken in whole
+    by :meth:`SearchIndex.added_part`, which only moves the numbers up."""
+
+    positions: list[int]  # of each record listed, where it was among those given
+    languages: list[str | None]
+    language_counts: Counter[str | None]
+    folders: list[Collection[str]]
+    folder_counts: Counter[str]
+    named: dict[str, int]
+    tables: tuple[_Table, ...]  # in the order of ``SearchIndex._all_tables``
+    mapped: dict[str | None, set[str]]
+    key_terms: dict[str | None, dict[str, set[str]]]
+
+
+def make_part(
+    describe: Describe, key_of: KeyOf, records: Sequence[tuple[StoredRecord, Record]]
+) -> Part:
+    """The part an index made with ``describe`` and ``key_of`` lists of ``records``."""
+    index = SearchIndex(describe, key_of)
+    positions = []
+    for position, (stored, record) in enumerate(records):
+        index.added(stored, record)
+        if stored.index_number >= 0:
+            positions.append(position)
+    index._flush()  # every table's pending numbers join its lists
+    return Part(
+        positions,
+        index._languages,
+        index._language_counts,
+        index._folders,
+        index._folder_counts,
+        index._named,
+        index._all_tables(),
+        index._mapped,
+        index._key_terms,
+    )
 
 
 # --- bit-sliced scores ------------------------------------------------------------------------

@@ -28,7 +28,11 @@ from typing import Final
 
 from mymcp.plugins.mnemosyne.memory import policy
 from mymcp.plugins.mnemosyne.memory.model.errors import MnemosyneError, NotFound, SourceUnavailable
-from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, duplicate_key
+from mymcp.plugins.mnemosyne.memory.model.records import (
+    CanonicalRecord,
+    duplicate_hash,
+    duplicate_key,
+)
 from mymcp.plugins.mnemosyne.memory.model.values import format_timestamp, is_canonical_id
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, RecordedVia
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord, encode_record
@@ -148,7 +152,7 @@ def _find_duplicate(found: list[StoredRecord], draft: CanonicalRecord) -> Canoni
     # The stored records keep a hash of their duplicate identity; only a record with the
     # same hash is read whole and compared.
     wanted = duplicate_key(draft)
-    wanted_hash = hash(wanted)
+    wanted_hash = duplicate_hash(draft)
     for stored in found:
         if stored.duplicate != wanted_hash:
             continue

@@ -87,8 +87,12 @@ def walk(
     entries_of: Callable[[int], Entries] = list_entries,
     on_directory: Callable[[int, tuple[str, ...]], None] | None = None,
     on_skip_at: Callable[[str, tuple[str, ...]], None] | None = None,
+    identities: bool = True,
 ) -> list[Candidate]:
     """All candidates below ``start_fd`` in discovery order.
+
+    Without ``identities`` no file is stat-ed: every candidate's identity is None (for a
+    caller about to read every file, which takes the identity of what it reads).
 
     Symlinks, and directories beyond ``max_depth`` when ``report_too_deep``, are reported
     as they are met: to ``on_skip`` by their reason, to ``on_skip_at`` by the reason and
@@ -104,6 +108,7 @@ def walk(
             on_skip_at(reason, parts)
 
     walker = _Walker(max_depth, report_too_deep, skip, limit, entries_of, on_directory)
+    walker.identities = identities
     walker.visit(start_fd, (), 0)
     return walker.candidates
 
@@ -125,6 +130,7 @@ class _Walker:
         self.entries_of = entries_of
         self.on_directory = on_directory
         self.candidates: list[Candidate] = []
+        self.identities = True
 
     def visit(self, fd: int, prefix: tuple[str, ...], depth: int) -> None:
         if self.on_directory is not None:
@@ -155,12 +161,16 @@ class _Walker:
         candidates = self.candidates
         if len(candidates) >= self.limit:
             raise CandidateLimitExceeded(limit=self.limit)
-        try:
-            status = files.lstat_at(fd, name)
-        except OSError:
-            status = None
-        identity = None if status is None else files.identity_of(status)
+        identity = _identity(fd, name) if self.identities else None
         candidates.append(_new_candidate(((*prefix, name), identity)))
+
+
+def _identity(fd: int, name: str) -> files.Identity | None:
+    try:
+        status = files.lstat_at(fd, name)
+    except OSError:
+        return None
+    return None if status is None else files.identity_of(status)
 
 
 # What counting needs of one directory: its candidates, and its subdirectories by name.

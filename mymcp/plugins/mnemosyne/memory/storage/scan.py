@@ -44,10 +44,10 @@ import stat
 import struct
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol, TypeAlias, TypeVar, cast
+from typing import Any, NamedTuple, Protocol, TypeAlias, TypeVar, cast
 
 from mymcp.plugins.mnemosyne.memory.model import faults
 from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded, RecordChanged
@@ -57,21 +57,24 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     Record,
     RecordInvalid,
     canonical_relative_parts,
-    duplicate_key,
+    duplicate_hash,
     parse_record_bytes,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, MemoryKind, Scope
 from mymcp.plugins.mnemosyne.memory.storage import discovery, files
 from mymcp.plugins.mnemosyne.memory.storage.watch import ChangeFeed
+from mymcp.plugins.mnemosyne.memory.storage.workers import Workers, usable_cpus
 
 __all__ = [
     "PATH_MISMATCH",
+    "Facts",
     "FailedRead",
     "Follower",
     "RACY_WINDOW_NS",
     "SCOPE_DEPTH",
     "Scanner",
     "StoredRecord",
+    "facts_of",
     "log_skip",
     "record_parts",
 ]
@@ -179,24 +182,40 @@ class StoredRecord:
         digest: bytes,
         origin: _Origin | None = None,
     ) -> None:
+        self._fill(facts_of(record), parts, digest, origin)
+        # Without an origin to read it from again, the record is kept here.
+        self._pinned = record if origin is None else None
+
+    @classmethod
+    def of(
+        cls,
+        facts: Facts,
+        parts: tuple[str, ...],
+        digest: bytes,
+        origin: _Origin | None,
+        record: Record | None = None,
+    ) -> StoredRecord:
+        """A record known by its facts (read by a worker process), with the whole record
+        that ``origin`` reads again, or that it keeps when there is no origin."""
+        stored = cls.__new__(cls)
+        stored._fill(facts, parts, digest, origin)
+        stored._pinned = record if origin is None else None
+        return stored
+
+    def _fill(
+        self, facts: Facts, parts: tuple[str, ...], digest: bytes, origin: _Origin | None
+    ) -> None:
         self.parts = parts  # root-relative, e.g. ("project", "mnemosyne", "mem_….json")
         self._digest = digest  # SHA-256 of the file bytes
-        self.title = record.title
-        self.kind: MemoryKind | None = None
-        self.state: LifecycleState | None = None
-        self.legacy_id: str | None = None
-        self.duplicate: int | None = None
-        if isinstance(record, CanonicalRecord):
-            self.kind, self.state = record.kind, record.state
-            self.duplicate = hash(duplicate_key(record))
-        else:
-            self.legacy_id = record.id
+        self.title = facts.title
+        self.kind = None if facts.kind is None else _KINDS[facts.kind]
+        self.state = None if facts.state is None else _STATES[facts.state]
+        self.legacy_id = facts.legacy_id
+        self.duplicate = facts.duplicate
         # The number a search index gave this record (recall's index; -1: none).
         self.index_number = -1
         self._derived: dict[str, object] | None = None
-        # Without an origin to read it from again, the record is kept here.
         self._origin = origin
-        self._pinned = record if origin is None else None
 
     @property
     def record(self) -> Record:
@@ -245,15 +264,47 @@ class StoredRecord:
         return self._derived
 
 
+class Facts(NamedTuple):
+    """What a :class:`StoredRecord` keeps of its record, in plain values (they travel from
+    worker processes): the title, a canonical record's kind and state (their values), its
+    duplicate hash, or a legacy record's ID."""
+
+    title: str | None
+    kind: str | None
+    state: str | None
+    legacy_id: str | None
+    duplicate: int | None
+
+
+_KINDS: dict[str, MemoryKind] = {kind.value: kind for kind in MemoryKind}
+_STATES: dict[str, LifecycleState] = {state.value: state for state in LifecycleState}
+
+
+def facts_of(record: Record) -> Facts:
+    if isinstance(record, CanonicalRecord):
+        kind, state = record.kind.value, record.state.value
+        return Facts(record.title, kind, state, None, duplicate_hash(record))
+    return Facts(record.title, None, None, record.id, None)
+
+
 class Follower(Protocol):
     """What follows the records of one scope (recall's search index).
 
     Called under the scanner's lock: ``added`` when the read cache gains a record, with
     the whole record just parsed; ``removed`` when it loses one (a record it was never
     told of may come: ignore it); ``cleared`` when it forgets everything at once.
+
+    Records read by worker processes come in runs: ``part_maker`` gives what the workers
+    call (it must pickle) on the records of a run, each with its whole record, and
+    ``added_part`` takes what that made, with the records here that the ones given stand
+    for, item for item.
     """
 
     def added(self, stored: StoredRecord, record: Record) -> None: ...
+
+    def part_maker(self) -> Callable[[Sequence[tuple[StoredRecord, Record]]], Any]: ...
+
+    def added_part(self, stored: Sequence[StoredRecord], part: Any) -> None: ...
 
     def removed(self, stored: StoredRecord) -> None: ...
 
@@ -446,6 +497,11 @@ class _ScopeCache:
         while len(self.snapshots) > MAX_SNAPSHOTS_PER_SCOPE:
             del self.snapshots[next(iter(self.snapshots))]
 
+    def reaches(self, start: tuple[str, ...]) -> bool:
+        """Whether the cache holds a file below the directory ``start``."""
+        size = len(start)
+        return any(directory[:size] == start for directory in self.directories)
+
     def records(self) -> list[StoredRecord]:
         """Every record the cache holds."""
         return [e.outcome for e in self.entries.values() if isinstance(e.outcome, StoredRecord)]
@@ -630,6 +686,26 @@ class Scanner:
         if since is not None and previous is not None and previous.folders is not None:
             if previous.chain == chain:
                 return _Rescan(self, cache, key, previous).scan(base, start_fd, since, chain)
+        workers = self._planned_workers(cache, base, start_fd, start_parts, depth)
+        try:
+            return self._walk_and_load(cache, base, start_fd, key, chain, since, previous, workers)
+        finally:
+            if workers is not None:
+                workers.close()
+
+    def _walk_and_load(
+        self,
+        cache: _ScopeCache,
+        base: str,
+        start_fd: int,
+        key: _ScanKey,
+        chain: tuple[tuple[int, int, int], ...],
+        since: tuple[int, int] | None,
+        previous: _Snapshot | None,
+        workers: Workers | None,
+    ) -> tuple[StoredRecord, ...]:
+        start_parts, depth = key
+        scope = start_parts[0]
         walked = _WalkReport(scope, self._feed if since is not None else None)
         candidates = discovery.walk(
             start_fd,
@@ -639,12 +715,15 @@ class Scanner:
             limit=self._limit,
             entries_of=walked.listing(self._listings.entries),
             on_directory=walked.directory if since is not None else None,
+            identities=workers is None,  # else each file's read takes its identity
         )
         if previous is not None and since is None and previous.candidates == candidates:
             return _replayed(scope, previous, walked=True)
         found, skipped, outcomes, settled = self._load_all(
-            cache, base, start_fd, start_parts, candidates
+            cache, base, start_fd, start_parts, candidates, workers
         )
+        if workers is not None:
+            candidates = _read_identities(cache, start_parts, candidates)
         snapshot = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walked.skipped))
         # A file with a second hard link can be written through a directory nobody watches.
         vouched = since is not None and walked.all_watched and not _shares_inodes(candidates)
@@ -686,6 +765,7 @@ class Scanner:
         start_fd: int,
         start_parts: tuple[str, ...],
         candidates: list[discovery.Candidate],
+        workers: Workers | None = None,
     ) -> tuple[list[StoredRecord], list[Skip], dict[tuple[str, ...], Outcome], bool]:
         """Every candidate's outcome (cached when trusted), found and skipped and by the
         candidate's parts; whether all of them were trusted."""
@@ -695,10 +775,21 @@ class Scanner:
         outcomes: dict[tuple[str, ...], Outcome] = {}
         settled = True
         read = 0
+        fresh = [
+            position
+            for position, candidate in enumerate(candidates)
+            if start_parts + candidate.parts not in cache.entries
+        ]
+        fresh_candidates = [candidates[n] for n in fresh]
+        bulk = self._bulk(cache, base, start_fd, start_parts, fresh_candidates, workers)
+        in_bulk = set(fresh) if bulk is not None else set()
         with _Directories(start_fd) as directories:
-            for candidate in candidates:
+            for position, candidate in enumerate(candidates):
                 parts = start_parts + candidate.parts
                 outcome = _trusted_outcome(cache, candidate.identity, parts)
+                if bulk is not None and position in in_bulk:
+                    settled = False
+                    outcome = next(bulk)
                 if outcome is None:
                     settled = False
                     outcome = self._read_candidate(cache, base, directories, candidate, parts)
@@ -711,6 +802,130 @@ class Scanner:
                     skipped.append(outcome)
                     log_skip(scope, outcome)
         return found, skipped, outcomes, settled
+
+    def _planned_workers(
+        self, cache: _ScopeCache, base: str, start_fd: int, start_parts: tuple[str, ...], depth: int
+    ) -> Workers | None:
+        """Workers for a scan that will find many files it never read (nothing below its
+        start is cached, and counting finds BULK_FROM files or more), started now so they
+        are ready once the walk is done; None for a scan that reads its files itself."""
+        count = min(usable_cpus(), MAX_WORKERS)
+        if count < 2 or self._limit < BULK_FROM or cache.reaches(start_parts):
+            return None
+        try:
+            if self.count(start_fd, depth) < BULK_FROM:
+                return None
+        except CandidateLimitExceeded:
+            return None  # the walk says so
+        workers = Workers(count)
+        workers.warm(_read_run, self._run_job(cache, base, start_fd, start_parts, ()))
+        return workers
+
+    def _run_job(
+        self,
+        cache: _ScopeCache,
+        base: str,
+        start_fd: int,
+        start_parts: tuple[str, ...],
+        names: tuple[tuple[str, ...], ...],
+    ) -> _RunJob:
+        follower = cache.follower
+        make_part = None if follower is None else follower.part_maker()
+        status = os.fstat(start_fd)
+        return _RunJob(base, start_parts, (status.st_dev, status.st_ino), names, make_part)
+
+    def _bulk(
+        self,
+        cache: _ScopeCache,
+        base: str,
+        start_fd: int,
+        start_parts: tuple[str, ...],
+        fresh: list[discovery.Candidate],
+        workers: Workers | None,
+    ) -> Iterator[Outcome | None] | None:
+        """When a scan finds many files it never read, their outcomes, in order, read by
+        the ``workers`` in runs of consecutive files (None for each file of a run they
+        could not read: the scan reads it itself); None when the scan reads them all.
+
+        Each run is taken into the cache, and its records into the follower, at once.
+        """
+        if workers is None or len(fresh) < BULK_FROM:
+            return None
+        size = min(MAX_RUN, max(MIN_RUN, len(fresh) // (RUNS_PER_WORKER * workers.count)))
+        jobs = [
+            self._run_job(
+                cache,
+                base,
+                start_fd,
+                start_parts,
+                tuple(candidate.parts for candidate in fresh[start : start + size]),
+            )
+            for start in range(0, len(fresh), size)
+        ]
+        read_ns = self._clock()
+        results = workers.in_order(_read_run, jobs, _not_read)
+        return self._taken(cache, jobs, results, read_ns)
+
+    def _taken(
+        self,
+        cache: _ScopeCache,
+        jobs: list[_RunJob],
+        results: Iterator[_RunRead | None],
+        read_ns: int,
+    ) -> Iterator[Outcome | None]:
+        for job, result in zip(jobs, results, strict=True):
+            if result is None:
+                yield from (None for _ in job.files)
+            else:
+                yield from self._take(cache, job, result, read_ns)
+
+    def _take(
+        self, cache: _ScopeCache, job: _RunJob, result: _RunRead, read_ns: int
+    ) -> list[Outcome]:
+        """The outcomes of a run read by a worker, now in the cache (and the follower)."""
+        origin = self._origin(job.base)
+        outcomes: list[Outcome] = []
+        valid: list[StoredRecord] = []
+        with self._mutex:
+            for names, read in zip(job.files, result.reads, strict=True):
+                parts = job.start + names
+                outcome: Outcome
+                if read.facts is not None:
+                    assert read.identity is not None and read.digest is not None
+                    outcome = StoredRecord.of(read.facts, parts, read.digest, origin)
+                    valid.append(outcome)
+                    entry = _entry(read.identity, read_ns, read.digest, outcome)
+                else:
+                    outcome = read.reason
+                    if read.error is not None:
+                        outcome = FailedRead(faults.fault_of(read.error, parts[:-1]))
+                    entry = None
+                    if read.identity is not None:
+                        entry = _entry(read.identity, read_ns, read.digest, read.reason)
+                cache.put(parts, entry)
+                outcomes.append(outcome)
+            self._tell(cache, job.base, valid, result.part)
+        gc.freeze()
+        return outcomes
+
+    def _tell(self, cache: _ScopeCache, base: str, valid: list[StoredRecord], part: object) -> None:
+        """Tell the follower of the records of a run just taken into the cache: the part
+        made of them, or (should the cache have let some go, or there be no part) those
+        it still holds, one by one, read again."""
+        follower = cache.follower
+        if follower is None or not valid:
+            return
+        held = [stored for stored in valid if _holds(cache, stored)]
+        if part is not None and len(held) == len(valid):
+            follower.added_part(valid, part)
+            return
+        for stored in held:
+            try:
+                record = self.whole(base, stored)
+            except Exception:  # noqa: BLE001 - gone or unreadable: the next scan reads it
+                cache.put(stored.parts, None)
+                continue
+            follower.added(stored, record)
 
     def _read_candidate(
         self,
@@ -1156,6 +1371,22 @@ def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int
     return tuple(chain)
 
 
+def _read_identities(
+    cache: _ScopeCache, start_parts: tuple[str, ...], candidates: list[discovery.Candidate]
+) -> list[discovery.Candidate]:
+    """The candidates of a walk that took no identities, with those their reads took (the
+    same file's, unless it changed since: then the next walk reads it again)."""
+    entries = cache.entries
+    return [
+        candidate._replace(identity=_unpacked(entries.get(start_parts + candidate.parts)))
+        for candidate in candidates
+    ]
+
+
+def _unpacked(entry: _Entry | None) -> files.Identity | None:
+    return None if entry is None else cast(files.Identity, _IDENTITY.unpack(entry.identity))
+
+
 def _shares_inodes(candidates: list[discovery.Candidate]) -> bool:
     return _links_elsewhere(candidate.identity for candidate in candidates)
 
@@ -1187,23 +1418,28 @@ def _parse(
     data: bytes, parts: tuple[str, ...], digest: bytes, origin: _Origin | None
 ) -> tuple[Outcome, Record | None]:
     """The outcome of a file's bytes, with the whole record when it is valid."""
-    try:
-        record = parse_record_bytes(data)
-    except RecordInvalid as invalid:
-        return invalid.reason, None
-    if isinstance(record, CanonicalRecord) and record_parts(record) != parts:
-        return PATH_MISMATCH, None
-    return StoredRecord(record, parts, digest, origin), record
+    checked = _checked(data, parts)
+    if isinstance(checked, str):
+        return checked, None
+    return StoredRecord(checked, parts, digest, origin), checked
 
 
 def _whole_record(data: bytes, parts: tuple[str, ...]) -> Record:
     """The valid record of a file read again, else :class:`RecordChanged`."""
+    checked = _checked(data, parts)
+    if isinstance(checked, str):
+        raise RecordChanged()
+    return checked
+
+
+def _checked(data: bytes, parts: tuple[str, ...]) -> Record | str:
+    """The valid record in the bytes of the file at ``parts``, or why the file is skipped."""
     try:
         record = parse_record_bytes(data)
-    except RecordInvalid:
-        raise RecordChanged() from None
+    except RecordInvalid as invalid:
+        return invalid.reason
     if isinstance(record, CanonicalRecord) and record_parts(record) != parts:
-        raise RecordChanged()
+        return PATH_MISMATCH
     return record
 
 
@@ -1229,6 +1465,117 @@ def _read_again(base: str, parts: tuple[str, ...]) -> bytes:
                     if not isinstance(cause, FileNotFoundError):
                         raise cause from None
                 raise RecordChanged() from None
+
+
+# --- many files read by worker processes ----------------------------------------------------
+
+# A scan hands the files it never read to worker processes (memory/workers.py) once there
+# are this many: below that, starting the workers costs more than they save.
+BULK_FROM = 8192
+# At most this many workers, and no fewer than two (or the scan reads the files itself).
+MAX_WORKERS = 4
+# Each worker gets about this many runs of consecutive files, of at least MIN_RUN files:
+# the scan takes in one run while the workers read the next ones.
+RUNS_PER_WORKER = 8
+MIN_RUN = 512
+MAX_RUN = 2048
+
+
+class _RunJob(NamedTuple):
+    """A run of files for a worker: the root, the scan's start directory (its parts and
+    its device and inode), the files' parts below it, and the follower's part maker."""
+
+    base: str
+    start: tuple[str, ...]
+    start_key: tuple[int, int]
+    files: tuple[tuple[str, ...], ...]
+    make_part: Callable[[Sequence[tuple[StoredRecord, Record]]], Any] | None
+
+
+class _FileRead(NamedTuple):
+    """What a worker read of one file: the facts of a valid record, or the reason the file
+    is skipped (with the filesystem's error, for a failed read), and the identity and
+    digest that make the outcome reusable, when there are."""
+
+    identity: files.Identity | None
+    digest: bytes | None
+    facts: Facts | None
+    reason: str
+    error: OSError | None = None
+
+
+class _RunRead(NamedTuple):
+    reads: list[_FileRead]
+    part: Any
+
+
+class _Moved(Exception):
+    """The start directory a worker opened is not the scan's."""
+
+
+def _read_run(job: _RunJob) -> _RunRead:
+    """Read a run of files in a worker process as the scanner reads each (the root followed,
+    no link followed below it), and make the follower's part of its valid records."""
+    root_fd = files.open_directory(job.base, follow=True)
+    with files.closing_fd(root_fd):
+        start_fd = files.open_beneath(root_fd, job.start)
+    with files.closing_fd(start_fd), _Directories(start_fd) as directories:
+        status = os.fstat(start_fd)
+        if (status.st_dev, status.st_ino) != job.start_key:
+            raise _Moved()
+        reads: list[_FileRead] = []
+        records: list[tuple[StoredRecord, Record]] = []
+        for names in job.files:
+            parts = job.start + names
+            read, record = _read_one(directories, parts, names)
+            reads.append(read)
+            if record is not None:
+                assert read.facts is not None and read.digest is not None
+                stored = StoredRecord.of(read.facts, parts, read.digest, None, record)
+                records.append((stored, record))
+    part = job.make_part(records) if job.make_part is not None and records else None
+    return _RunRead(reads, part)
+
+
+def _read_one(
+    directories: _Directories, parts: tuple[str, ...], names: tuple[str, ...]
+) -> tuple[_FileRead, Record | None]:
+    """One file of a run (``names`` below the start, ``parts`` below the root), as
+    ``Scanner._read_candidate`` reads it."""
+    try:
+        dir_fd = directories.open(names[:-1])
+    except OSError as exc:
+        reason = files.open_failure_reason(exc)
+        return _FileRead(
+            None, None, None, reason, exc if reason == files.UNREADABLE else None
+        ), None
+    try:
+        content = files.read_file_at(dir_fd, names[-1])
+    except files.EntrySkipped as skipped:
+        cause = skipped.__cause__
+        failed = skipped.reason == files.UNREADABLE and isinstance(cause, OSError)
+        error = cause if failed and isinstance(cause, OSError) else None
+        return _FileRead(skipped.identity, None, None, skipped.reason, error), None
+    digest = hashlib.sha256(content.data).digest()
+    checked = _checked(content.data, parts)
+    if isinstance(checked, str):
+        return _FileRead(content.identity, digest, None, checked), None
+    return _FileRead(content.identity, digest, facts_of(checked), ""), checked
+
+
+def _failure(reason: str, cause: BaseException | None) -> OSError | None:
+    """The error that makes a skip a failed read (see :func:`_skip_of`), if it is one."""
+    return cause if reason == files.UNREADABLE and isinstance(cause, OSError) else None
+
+
+def _not_read(job: _RunJob) -> None:
+    """A run no worker read: the scan reads its files itself."""
+    return None
+
+
+def _holds(cache: _ScopeCache, stored: StoredRecord) -> bool:
+    entry = cache.entries.get(stored.parts)
+    return entry is not None and entry.outcome is stored
 
 
 # --- directory listings --------------------------------------------------------------------

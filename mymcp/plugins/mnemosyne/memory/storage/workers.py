@@ -1,0 +1,91 @@
+"""Worker processes for one large piece of work: the first scan of a large scope.
+
+:class:`Workers` starts a few worker processes for the occasion (they get ready, importing
+what they are told to, while the caller does something else), runs a function over a
+list of jobs on them, gives the results in the order of the jobs, and stops them when
+closed. The workers are *spawned*: each is a fresh interpreter (forking a server that runs
+threads could copy a lock some thread holds), so the function, its jobs and its results
+travel by ``pickle``.
+
+A job whose worker fails (an exception, a worker that died, a pool that could not start)
+is done again by ``fallback`` in this process, so every job gets exactly one answer.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import AbstractContextManager
+from typing import TypeVar
+
+__all__ = ["Workers", "usable_cpus"]
+
+_J = TypeVar("_J")
+_R = TypeVar("_R")
+
+
+def usable_cpus() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Workers(AbstractContextManager["Workers"]):
+    """At most ``count`` worker processes, started by the first job given to them."""
+
+    def __init__(self, count: int) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        try:
+            self._pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"))
+        except Exception:  # noqa: BLE001 - without workers, the jobs are done here
+            self._pool = None
+        self.count = count
+
+    def warm(self, function: Callable[[_J], object], job: _J) -> None:
+        """Start the workers now, each given ``job`` (say, one with nothing to do, that
+        imports what the real ones need), so they are ready by the time work comes."""
+        try:
+            for _ in range(self.count):
+                self._submit(function, job)
+        except Exception:  # noqa: BLE001 - the work comes all the same
+            pass
+
+    def in_order(
+        self, function: Callable[[_J], _R], jobs: Sequence[_J], fallback: Callable[[_J], _R]
+    ) -> Iterator[_R]:
+        """``function(job)`` for each job, in order, computed by the workers; ``fallback(job)``,
+        here, for each job they could not do."""
+        futures: list[Future[_R]] = []
+        try:
+            for job in jobs:
+                futures.append(self._submit(function, job))
+        except Exception:  # noqa: BLE001 - the jobs not handed over are done here
+            pass
+        for number, job in enumerate(jobs):
+            handed = number < len(futures)
+            yield _result(futures[number], job, fallback) if handed else fallback(job)
+
+    def _submit(self, function: Callable[[_J], _R], job: _J) -> Future[_R]:
+        if self._pool is None:
+            raise RuntimeError("no workers")
+        return self._pool.submit(function, job)
+
+    def close(self) -> None:
+        """Stop the workers (a job still waiting is dropped)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _result(future: Future[_R], job: _J, fallback: Callable[[_J], _R]) -> _R:
+    try:
+        return future.result()
+    except Exception:  # noqa: BLE001 - whatever failed there is done again here
+        return fallback(job)

@@ -1,0 +1,89 @@
+"""Worker processes for the first scan of a large scope: real ones, started for each test."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.recall import ranking
+from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
+from mymcp.plugins.mnemosyne.memory.storage import scan
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage.workers import Workers, usable_cpus
+from tests.helpers import canonical_record, place_canonical, settled_clock
+
+pytestmark = pytest.mark.slow  # starts worker processes
+
+WORDS = ("alpha", "beta", "plan", "release", "tea", "notes", "q1", "c++")
+
+
+def _failed(job: object) -> int:
+    return -1
+
+
+def test_results_come_in_the_order_of_the_jobs() -> None:
+    with Workers(2) as workers:
+        assert list(workers.in_order(abs, [-3, 1, -2, 5, -4], _failed)) == [3, 1, 2, 5, 4]
+
+
+def test_a_job_that_fails_in_its_worker_is_done_again_here() -> None:
+    with Workers(2) as workers:
+        workers.warm(abs, 1)
+        assert list(workers.in_order(int, ["1", "two", "3"], _failed)) == [1, -1, 3]
+
+
+def test_jobs_no_worker_can_take_are_all_done_here() -> None:
+    def not_pickled(job: int) -> int:
+        return job
+
+    with Workers(2) as workers:
+        assert list(workers.in_order(not_pickled, [1, 2, 3], _failed)) == [-1, -1, -1]
+
+
+def test_closed_workers_leave_every_job_here() -> None:
+    workers = Workers(2)
+    workers.close()
+
+    assert list(workers.in_order(abs, [-1, -2], _failed)) == [-1, -1]
+
+
+def test_usable_cpus_counts_at_least_one() -> None:
+    assert usable_cpus() >= 1
+
+
+def test_a_scope_read_by_worker_processes_is_the_scope_read_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    for number in range(60):
+        words = [WORDS[(number * k) % len(WORDS)] for k in (1, 3, 5)]
+        record = canonical_record(id=f"mem_{number:032x}", title=words[0], content=" ".join(words))
+        place_canonical(root, record)
+    queries = [RecallRequest(" ".join(WORDS[k : k + 2]), Scope.PROJECT) for k in range(7)]
+
+    def answers() -> list[list[tuple[object, ...]]]:
+        store = MemoryStore(clock=settled_clock)
+        return [
+            [(hit.stored.parts, hit.score, hit.terms) for hit in ranking.recall(store, root, ask)]
+            for ask in queries
+        ]
+
+    itself = answers()
+    monkeypatch.setattr(scan, "BULK_FROM", 2)
+    monkeypatch.setattr(scan, "MIN_RUN", 8)
+    monkeypatch.setattr(scan, "usable_cpus", lambda: 2)
+    started: list[int] = []
+
+    class Counted(Workers):
+        def __init__(self, count: int) -> None:
+            started.append(count)
+            super().__init__(count)
+
+    monkeypatch.setattr(scan, "Workers", Counted)
+
+    assert answers() == itself
+    assert started == [2]
+    assert multiprocessing.active_children() == []  # stopped once the scan was done
