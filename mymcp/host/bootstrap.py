@@ -11,15 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mymcp import plugin_api
 from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
 from mymcp.mcp import list_tools
-from mymcp.plugin_api import (
-    HostApiVersion,
-    PageRoutes,
-    PublicToolBinding,
-    parse_manifest_bytes,
-    validate_plugin_contract,
-)
 from mymcp.plugin_api.setup import CommandHost
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
 from mymcp.plugins.mnemosyne.configuration.memory_root import check_memory_root
@@ -52,7 +46,7 @@ resources = _Resources()
 
 
 def build_production_runtime(
-    *, generation_factory: Callable[[], RuntimeGenerationId | str] | None = None
+    *, generation_factory: Callable[[], RuntimeGenerationId | str] = RuntimeGenerationId.new
 ) -> HostRuntime:
     """The runtime of the bundled plugin with the operator's gates; startup errors propagate.
 
@@ -60,24 +54,21 @@ def build_production_runtime(
     value); by default each runtime gets a fresh random name.
     """
     source = resources.files("mymcp.plugins.mnemosyne").joinpath("manifest.json").read_bytes()
-    manifest_definition = parse_manifest_bytes(source)
+    manifest_definition = plugin_api.parse_manifest_bytes(source)
     adapter_definition = mnemosyne.mnemosyne_plugin_definition()
     contribution = mnemosyne.mnemosyne_contribution()
-    validate_plugin_contract(
+    plugin_api.validate_plugin_contract(
         manifest_definition=manifest_definition,
         adapter_definition=adapter_definition,
         contribution=contribution,
-        supported_host_api=HostApiVersion(SUPPORTED_HOST_API),
+        supported_host_api=plugin_api.HostApiVersion(SUPPORTED_HOST_API),
     )
     bindings = [
-        PublicToolBinding(tool.capability, tool.capability.local_id.value)
+        plugin_api.PublicToolBinding(tool.capability, tool.capability.local_id.value)
         for tool in contribution.tools
     ]
     return build_host_runtime(
-        [contribution],
-        bindings,
-        list_tools.registration,
-        generation_factory=generation_factory or RuntimeGenerationId.new,
+        [contribution], bindings, list_tools.registration, generation_factory=generation_factory
     )
 
 
@@ -111,7 +102,7 @@ def add_plugin_commands(commands: Any, host: CommandHost) -> None:
     add_commands(commands, host)
 
 
-def production_pages() -> list[PageRoutes]:
+def production_pages() -> list[plugin_api.PageRoutes]:
     """The plugin's own pages the production app serves beside ``/mcp`` (the notebook)."""
     from mymcp.plugins.mnemosyne.notebook import page_router
 

@@ -43,7 +43,6 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mymcp import access_token, jsonvalue, settings
-from mymcp.jsonvalue import JsonObject
 from mymcp.mcp import errors, jsonrpc
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import Era, HttpHeaders
@@ -95,13 +94,8 @@ class _PageHost:
     """What the app lends a plugin's page (``plugin_api.PageHost``): its Tools, the token."""
 
     def __init__(self, runtime: RuntimeLike) -> None:
-        self._registry = runtime.registry
-
-    def serves(self, tool: str) -> bool:
-        return tool in self._registry
-
-    def call_tool(self, tool: str, arguments: JsonObject) -> JsonObject | None:
-        return self._registry.call_tool(tool, arguments)
+        self.serves = runtime.registry.__contains__
+        self.call_tool = runtime.registry.call_tool
 
     def is_access_token(self, presented: str) -> bool:
         try:
@@ -184,7 +178,7 @@ class RequestHeaders(NamedTuple):
 
 
 # Where each header read goes: Host, Origin, Authorization, the length, then the metadata
-# headers in the order HttpHeaders holds them.
+# headers in the order HttpHeaders holds them. ASGI servers give header names in lower case.
 _WANTED = {
     name: slot
     for slot, name in enumerate(
@@ -197,22 +191,24 @@ _NONE = RequestHeaders()
 
 def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> RequestHeaders:
     """The headers the app reads, from one pass over the raw ones."""
-    found: dict[int, list[bytes]] = {}
+    found: dict[int, tuple[bytes, ...]] = {}
     for key, value in raw:
-        slot = _WANTED.get(key.lower())
+        slot = _WANTED.get(key)
         if slot is not None:
-            found.setdefault(slot, []).append(value)
+            found[slot] = found[slot] + (value,) if slot in found else (value,)
     if not found:
         return _NONE
-    host, origin, authorization, length, *sent = (found.get(slot, []) for slot in range(7))
-    version, method, name = (values[0].decode("latin-1") if values else None for values in sent)
-    repeated = any(len(values) > 1 for values in sent)
+    host, origin, authorization, length, *sent = map(found.get, range(7))
+    metadata = _NONE.metadata
+    if any(sent):
+        version, method, name = [values[0].decode("latin-1") if values else None for values in sent]
+        metadata = HttpHeaders(version, method, name, any(v and len(v) > 1 for v in sent))
     return RequestHeaders(
         host[-1].decode("latin-1") if host else None,
         origin[-1].decode("latin-1") if origin else None,
         (authorization[0] if len(authorization) == 1 else _AMBIGUOUS) if authorization else None,
         length[0] if length else None,
-        HttpHeaders(version, method, name, repeated) if any(sent) else _NONE.metadata,
+        metadata,
     )
 
 
