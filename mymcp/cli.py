@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import inspect
 import ipaddress
@@ -164,10 +165,8 @@ def _serve(options: argparse.Namespace, **uvicorn_options: Any) -> int | None:
     command."""
     import uvicorn
 
-    host, port = options.host, options.port
-    return _hosted(
-        options, lambda: uvicorn.run(TARGET, host=host, port=port, factory=True, **uvicorn_options)
-    )
+    run = functools.partial(uvicorn.run, TARGET, host=options.host, port=options.port)
+    return _hosted(options, lambda: run(factory=True, **uvicorn_options))
 
 
 class _CommandHost:

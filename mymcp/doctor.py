@@ -74,7 +74,7 @@ def _token_file_finding(required: bool | None, said: str) -> Finding:
     where = f"access token file {path}"
     tail = f"; {said}" if said else ""
     try:
-        found = access_token.token_file()
+        found = access_token.token_file(path)
     except access_token.TokenFileError as error:
         level = WARN if required is False else FAIL
         place = "" if error.path == path else f": its folder {error.path}"

@@ -46,7 +46,7 @@ _ACCESS_LOGGER = "uvicorn.access"
 _UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", _ACCESS_LOGGER)
 # Arguments of these types cannot change after the call, so formatting them later on the
 # writer's thread gives the very text formatting them now would.
-_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+_FIXED = frozenset({str, int, float, bool, type(None)})
 
 
 def production_runtime() -> HostRuntime:
@@ -219,12 +219,8 @@ class _Deferred(QueueHandler):
     def prepare(self, record: logging.LogRecord) -> Any:
         """``record`` with its target; a copy whose text is fixed now if formatting it later
         could differ."""
-        args = record.args
-        if (
-            type(record.msg) is str
-            and not record.exc_info
-            and (not args or (type(args) is tuple and all(type(a) in _IMMUTABLE for a in args)))
-        ):
+        args = record.args if type(record.args) is tuple else (record.args,)
+        if type(record.msg) is str and not record.exc_info and all(type(a) in _FIXED for a in args):
             return self.target, record
         frozen = copy.copy(record)
         try:

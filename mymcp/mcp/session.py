@@ -105,6 +105,15 @@ class Session:
         return (body, errors.http_status(era, response)) if response is not None else _ACCEPTED
 
 
+def decoded(body: bytes) -> Any:
+    """The message a transport read (an HTTP body, a stdio line), or ``errors.PARSE`` when it
+    is not strict JSON."""
+    try:
+        return jsonrpc.decode_body(body)
+    except jsonrpc.ParseError:
+        return errors.PARSE
+
+
 def refusal(row: errors.ProtocolError, era: Era) -> Answer:
     """A refusal made before dispatch: a null id and the row's code, message and status."""
     body = encoding.encode(jsonrpc.error(None, row.code, row.message))

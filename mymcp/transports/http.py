@@ -43,10 +43,10 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mymcp import access_token, jsonvalue, settings
-from mymcp.mcp import errors, jsonrpc
+from mymcp.mcp import errors
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import Era, HttpHeaders
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, refusal
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, decoded, refusal
 from mymcp.transports.base import Workers, shared_workers
 
 PATH = "/mcp"
@@ -121,8 +121,7 @@ class _McpApp(FastAPI):
             if scope["type"] != "http":
                 return await stack(scope, receive, send)
             headers = read_headers(scope["headers"])
-            refused = security.refusal(headers, scope)
-            if refused is not None:
+            if (refused := security.refusal(headers, scope)) is not None:
                 await _send(send, *refused)
             elif scope["path"] == PATH and scope["method"] == "POST" and not scope.get("root_path"):
                 await endpoint.serve(headers, receive, send)
@@ -263,10 +262,7 @@ async def _read_message(receive: Receive, declared: bytes | None) -> Any:
         if size > MAX_MESSAGE_BYTES:
             return errors.TOO_LARGE
         more = message.get("more_body", False)
-    try:
-        return jsonrpc.decode_body(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-    except jsonrpc.ParseError:
-        return errors.PARSE
+    return decoded(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
 
 # --- Host, Origin and the token --------------------------------------------------------------
