@@ -32,7 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS as BIP39  # noqa: E402
+from mymcp.plugins.mnemosyne.memory.policy import bip39  # noqa: E402
 from tests.mnemosyne.memory.policy.policy_corpus import (  # noqa: E402
     ALNUM,
     B64,
@@ -445,7 +445,7 @@ def private_keys(d: Draw) -> str:
 
 
 def wallets(d: Draw) -> str:
-    words = sorted(BIP39)
+    words = sorted(bip39.WORDS)
 
     def phrase(size: int, sep: str = " ") -> str:
         return sep.join(d.r.choice(words) for _ in range(size))

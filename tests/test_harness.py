@@ -71,3 +71,21 @@ def test_only_the_contract_pin_types_the_four_gate_variables() -> None:
         if len(set(gate.findall(path.read_text(encoding="utf-8")))) == 4
     }
     assert typed == {"tests/mnemosyne/configuration/settings_support.py"}
+
+
+def test_the_plugin_s_tests_mirror_its_packages() -> None:
+    # Each package folder of the plugin has its test folder at the same place below
+    # tests/mnemosyne, and no test folder there is left without its package.
+    plugin = REPO_ROOT / "mymcp" / "plugins" / "mnemosyne"
+    tests = REPO_ROOT / "tests" / "mnemosyne"
+    packages = {
+        init.parent.relative_to(plugin).as_posix() for init in plugin.rglob("*/__init__.py")
+    }
+    folders = {
+        path.parent.relative_to(tests).as_posix()
+        for path in tests.rglob("*/*.py")
+        if "__pycache__" not in path.parts
+    }
+
+    assert "memory/storage" in packages
+    assert packages == folders

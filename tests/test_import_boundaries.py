@@ -78,7 +78,28 @@ def test_the_scanner_sees_imports_of_every_form() -> None:
     assert not within("mymcp.plugins.mnemosyne", "mymcp.plugin")
 
 
+MNEMOSYNE = PACKAGE / "plugins" / "mnemosyne"
+MEMORY = "mymcp.plugins.mnemosyne.memory"
+# The rooms of the memory domain, each with the rooms it may import (itself included):
+# model <- storage <- recall; model <- policy; model, storage, policy <- services.
+ROOMS: dict[str, tuple[str, ...]] = {
+    "model": ("model",),
+    "storage": ("model", "storage"),
+    "recall": ("model", "storage", "recall"),
+    "policy": ("model", "policy"),
+    "services": ("model", "storage", "policy", "services"),
+}
+
+
 def test_the_memory_domain_imports_nothing_above_it() -> None:
+    # Nothing of the host, and nothing of the plugin's adapters (its Tools, commands, page,
+    # settings, export and import): they call into the domain, never the other way.
+    adapters = tuple(
+        f"mymcp.plugins.mnemosyne.{entry.name.removesuffix('.py')}"
+        for entry in MNEMOSYNE.iterdir()
+        if entry.name not in ("memory", "__init__.py", "__pycache__")
+        and (entry.suffix == ".py" or (entry / "__init__.py").is_file())
+    )
     forbidden = (
         *WEB,
         "mymcp.mcp",
@@ -86,9 +107,27 @@ def test_the_memory_domain_imports_nothing_above_it() -> None:
         "mymcp.transports",
         "mymcp.plugin_api",
         "mymcp.app",
+        *adapters,
     )
 
+    assert "mymcp.plugins.mnemosyne.tools" in adapters
     assert violations(sources("plugins/mnemosyne/memory"), forbidden) == []
+
+
+def test_the_memory_domain_is_these_rooms_and_nothing_else() -> None:
+    memory = MNEMOSYNE / "memory"
+    rooms = {entry.name for entry in memory.iterdir() if (entry / "__init__.py").is_file()}
+    modules = sorted(path.name for path in memory.glob("*.py"))
+
+    assert rooms == set(ROOMS)
+    assert modules == ["__init__.py"]
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_each_room_of_the_memory_domain_imports_only_the_rooms_it_builds_on(room: str) -> None:
+    others = tuple(f"{MEMORY}.{other}" for other in ROOMS if other not in ROOMS[room])
+
+    assert violations(sources(f"plugins/mnemosyne/memory/{room}"), others) == []
 
 
 def test_plugin_contracts_and_runtime_know_no_transport_or_concrete_plugin() -> None:
@@ -134,7 +173,7 @@ def test_the_json_module_serves_every_layer() -> None:
         module_name(path) for path in sources(".") if "mymcp.jsonvalue" in imported_modules(path)
     }
 
-    for layer in ("mymcp.mcp", "mymcp.plugin_api", "mymcp.plugins.mnemosyne.memory"):
+    for layer in ("mymcp.mcp", "mymcp.plugin_api", MEMORY):
         assert any(within(name, layer) for name in users), layer
 
 

@@ -73,15 +73,26 @@ def test_explicit_false_overrides_file_true(home: Path, monkeypatch: pytest.Monk
     assert load_mutation_settings().remember_enabled is False
 
 
-@pytest.mark.parametrize("value", ["", "True", "TRUE", "1", "0", "yes", " true", "false\n", "on"])
-def test_invalid_value_names_the_variable_only(
-    home: Path, monkeypatch: pytest.MonkeyPatch, value: str
+_GATE_MESSAGE = f"{FORGET} must be 'true' or 'false'"
+_BAD_GATES = ["", "True", "TRUE", "1", "0", "yes", " true", "false\n", "on"]
+_BAD_LIMITS = ["", "999", "0", "1000001", "1e5", "5_000", " 5000", "5000 ", "+5000", "-1", "٥٠٠٠"]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "load", "message"),
+    [(FORGET, value, load_mutation_settings, _GATE_MESSAGE) for value in _BAD_GATES]
+    + [(LIMIT, value, load_settings, LIMIT_MESSAGE) for value in _BAD_LIMITS],
+)
+def test_an_invalid_variable_is_named_and_refused_with_a_hint(
+    home: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, load: Any, message: str
 ) -> None:
-    monkeypatch.setenv(FORGET, value)
+    monkeypatch.setenv(variable, value)
     with pytest.raises(ValueError) as caught:
-        load_mutation_settings()
+        load()
     assert type(caught.value) is ValueError
-    assert str(caught.value) == f"{FORGET} must be 'true' or 'false'"
+    assert str(caught.value) == message
+    hint = caught.value.setup_hint  # type: ignore[attr-defined]
+    assert variable in hint and "unset it" in hint
 
 
 def test_invalid_value_is_not_echoed(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,13 +109,18 @@ def test_first_invalid_variable_in_row_order_wins(home: Path) -> None:
         load_mutation_settings(environ)
 
 
-def test_environment_is_parsed_before_any_file_access(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("variable", "value", "load"),
+    [(REVISE, "maybe", load_mutation_settings), (LIMIT, "many", load_settings)],
+    ids=["gate", "limit"],
+)
+def test_the_environment_is_parsed_before_any_file_access(
+    home: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, load: Any
 ) -> None:
     write_settings(home, "not toml at all [", mode=0o666)
-    monkeypatch.setenv(REVISE, "maybe")
-    with pytest.raises(ValueError, match=REVISE):
-        load_mutation_settings()
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError, match=variable):
+        load()
 
 
 def test_all_four_set_never_touches_the_filesystem(
@@ -320,21 +336,6 @@ def test_the_limit_variable_sets_the_limit(
     assert load_settings().candidate_limit == int(value)
 
 
-@pytest.mark.parametrize(
-    "value", ["", "999", "0", "1000001", "1e5", "5_000", " 5000", "5000 ", "+5000", "-1", "٥٠٠٠"]
-)
-def test_an_invalid_limit_variable_is_refused_with_a_hint(
-    home: Path, monkeypatch: pytest.MonkeyPatch, value: str
-) -> None:
-    monkeypatch.setenv(LIMIT, value)
-    with pytest.raises(ValueError) as caught:
-        load_settings()
-    assert type(caught.value) is ValueError
-    assert str(caught.value) == LIMIT_MESSAGE
-    hint = caught.value.setup_hint  # type: ignore[attr-defined]
-    assert LIMIT in hint and "unset it" in hint
-
-
 @settings(max_examples=150, deadline=None)
 @given(value=st.text(max_size=12))
 def test_any_other_limit_text_is_refused_without_echo(value: str) -> None:
@@ -343,15 +344,6 @@ def test_any_other_limit_text_is_refused_without_echo(value: str) -> None:
     with pytest.raises(ValueError) as caught:
         load_settings({LIMIT: value}, home=Path("/nonexistent-home"))
     assert str(caught.value) == LIMIT_MESSAGE
-
-
-def test_the_limit_variable_is_parsed_before_any_file_access(
-    home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    write_settings(home, "not toml at all [", mode=0o666)
-    monkeypatch.setenv(LIMIT, "many")
-    with pytest.raises(ValueError, match=LIMIT):
-        load_settings()
 
 
 def test_the_settings_file_sets_the_limit_and_the_variable_wins(

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.memory.services import lifecycle as lifecycle_service
 from tests.helpers import canonical_record, place_canonical
 from tests.surface import ALL_LISTED, READ_LISTED
 
@@ -57,14 +56,14 @@ def on_disk(root: Path, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def fix_clock(monkeypatch: pytest.MonkeyPatch, now: datetime = FIXED_NOW) -> None:
-    monkeypatch.setattr(lifecycle_service, "_utc_now", lambda: now)
+    monkeypatch.setattr("mymcp.plugins.mnemosyne.memory.services.lifecycle._utc_now", lambda: now)
 
 
 def forbid_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_clock() -> datetime:
         raise AssertionError("the clock must not be read")
 
-    monkeypatch.setattr(lifecycle_service, "_utc_now", no_clock)
+    monkeypatch.setattr("mymcp.plugins.mnemosyne.memory.services.lifecycle._utc_now", no_clock)
 
 
 def tool_events(caplog: pytest.LogCaptureFixture, tool: str) -> list[logging.LogRecord]:

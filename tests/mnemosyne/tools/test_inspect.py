@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.configuration.memory_root import resolve_memory_root
 from mymcp.plugins.mnemosyne.memory.storage import scan
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 from tests.helpers import (
@@ -202,26 +201,6 @@ def test_inspect_string_null_collection_is_a_literal_identifier(
     place_canonical(memory_root, canonical_record(collection={"id": "null", "label": None}))
     assert _inspect(client, collection_id="null").payload["status"] == "ok"
     assert _error(_inspect(client, collection_id=None)) == NOT_FOUND
-
-
-def test_inspect_validation_resolves_no_root(
-    client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    resolved: list[Path] = []
-    real = resolve_memory_root
-
-    def counting(*args: Any, **kwargs: Any) -> Path:
-        resolved.append(real(*args, **kwargs))
-        return resolved[-1]
-
-    monkeypatch.setattr(
-        "mymcp.plugins.mnemosyne.configuration.memory_root.resolve_memory_root", counting
-    )
-    _inspect(client, id="bad")
-    _inspect(client, {**V1_REFERENCE, "scope": "nope"})
-    assert resolved == []
-    _inspect(client)
-    assert resolved == [memory_root]
 
 
 # --- host argument normalization (§10) ---------------------------------------------------

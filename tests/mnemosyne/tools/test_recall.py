@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from mymcp.plugins.mnemosyne.configuration.memory_root import resolve_memory_root
 from mymcp.plugins.mnemosyne.memory.recall import ranking
 from mymcp.plugins.mnemosyne.memory.storage import files, scan
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
@@ -206,27 +205,6 @@ def test_recall_tags_as_json_text_are_decoded_by_the_host(
 def test_recall_tags_text_that_is_not_an_array_stays_invalid(client: McpClient) -> None:
     assert _error(_recall(client, tags='"stripes"'))[1] == "invalid_tags"
     assert _error(_recall(client, tags='["a", "a"]'))[1] == "invalid_tags"
-
-
-def test_recall_resolves_the_root_only_for_a_valid_request(
-    client: McpClient, memory_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    resolved: list[Path] = []
-    real = resolve_memory_root
-
-    def counting(*args: Any, **kwargs: Any) -> Path:
-        resolved.append(real(*args, **kwargs))
-        return resolved[-1]
-
-    monkeypatch.setattr(
-        "mymcp.plugins.mnemosyne.configuration.memory_root.resolve_memory_root", counting
-    )
-    _recall(client, query="")
-    _recall(client, scope="nope")
-    _recall(client, tags=[])
-    assert resolved == []
-    _recall(client)
-    assert resolved == [memory_root]
 
 
 # --- operation failures ------------------------------------------------------------------

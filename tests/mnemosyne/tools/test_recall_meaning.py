@@ -13,28 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import McpClient, ToolReply, canonical_record, place_canonical, write_record
-
-TOOL = "memory_recall"
-
-
-def _mem_id(number: int) -> str:
-    return f"mem_{number:032x}"
-
-
-def _canonical(root: Path, number: int, content: str, **overrides: Any) -> None:
-    overrides.setdefault("title", None)
-    overrides.setdefault("tags", [])
-    overrides.setdefault("collection", None)
-    place_canonical(root, canonical_record(id=_mem_id(number), content=content, **overrides))
-
-
-def _recall(client: McpClient, query: str, **extra: Any) -> ToolReply:
-    return client.call(TOOL, {"query": query, "scope": "project", **extra})
-
-
-def _found(reply: ToolReply) -> list[tuple[str, dict[str, Any]]]:
-    return [(memory["id"], memory["match"]) for memory in reply.payload["memories"]]
+from tests.helpers import McpClient, write_record
+from tests.mnemosyne.tools.recall_support import canonical, found, mem_id, recall
 
 
 def _meaning(*pairs: tuple[str, str]) -> dict[str, Any]:
@@ -69,13 +49,13 @@ def _meaning(*pairs: tuple[str, str]) -> dict[str, Any]:
 def test_the_meaning_tier_meets_other_words_for_the_same_thing(
     client: McpClient, memory_root: Path, content: str, query: str, word: str
 ) -> None:
-    _canonical(memory_root, 1, content)
-    _canonical(memory_root, 2, "The quarterly report is due in March.")
+    canonical(memory_root, 1, content)
+    canonical(memory_root, 2, "The quarterly report is due in March.")
 
-    reply = _recall(client, query)
+    reply = recall(client, query)
 
     assert reply.payload["status"] == "ok"
-    assert _found(reply) == [(_mem_id(1), _meaning((query, word)))]
+    assert found(reply) == [(mem_id(1), _meaning((query, word)))]
 
 
 @pytest.mark.parametrize(
@@ -85,11 +65,11 @@ def test_the_meaning_tier_meets_other_words_for_the_same_thing(
 def test_a_question_the_notebook_cannot_answer_stays_empty(
     client: McpClient, memory_root: Path, query: str
 ) -> None:
-    _canonical(memory_root, 1, "I call Mum every Sunday evening.", title="Family")
-    _canonical(memory_root, 2, "The blog runs on Hugo; posts are written in Markdown.")
-    _canonical(memory_root, 3, "Deploys go through the staging cluster first.")
+    canonical(memory_root, 1, "I call Mum every Sunday evening.", title="Family")
+    canonical(memory_root, 2, "The blog runs on Hugo; posts are written in Markdown.")
+    canonical(memory_root, 3, "Deploys go through the staging cluster first.")
 
-    assert _recall(client, query).payload == {"status": "no_matches", "memories": []}
+    assert recall(client, query).payload == {"status": "no_matches", "memories": []}
 
 
 @pytest.mark.parametrize(
@@ -126,16 +106,16 @@ def test_a_narrower_word_outranks_a_broader_one(client: McpClient, memory_root: 
 def test_meaning_hits_rank_below_every_exact_and_wider_hit(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "A lawyer read the lease.", title="Lawyer")  # meaning, title
-    _canonical(memory_root, 2, "Attorneys' fees are due in May.")  # wider
-    _canonical(memory_root, 3, "The attorney signed.")  # exact
+    canonical(memory_root, 1, "A lawyer read the lease.", title="Lawyer")  # meaning, title
+    canonical(memory_root, 2, "Attorneys' fees are due in May.")  # wider
+    canonical(memory_root, 3, "The attorney signed.")  # exact
 
-    reply = _recall(client, "attorney")
+    reply = recall(client, "attorney")
 
-    assert _found(reply) == [
-        (_mem_id(3), {"terms": ["attorney"], "tags": []}),
-        (_mem_id(2), {"terms": [], "tags": [], "near": ["attorney"]}),
-        (_mem_id(1), _meaning(("attorney", "Lawyer"))),
+    assert found(reply) == [
+        (mem_id(3), {"terms": ["attorney"], "tags": []}),
+        (mem_id(2), {"terms": [], "tags": [], "near": ["attorney"]}),
+        (mem_id(1), _meaning(("attorney", "Lawyer"))),
     ]
 
 
@@ -143,33 +123,33 @@ def test_an_exact_tier_that_fills_five_places_is_the_whole_answer(
     client: McpClient, memory_root: Path
 ) -> None:
     for number in range(1, 6):
-        _canonical(memory_root, number, f"Invoice number {number} for the couch.")
-    _canonical(memory_root, 6, "The sofa arrives on Monday.", title="Sofa")
+        canonical(memory_root, number, f"Invoice number {number} for the couch.")
+    canonical(memory_root, 6, "The sofa arrives on Monday.", title="Sofa")
 
-    reply = _recall(client, "couch")
+    reply = recall(client, "couch")
 
-    assert [memory_id for memory_id, _ in _found(reply)] == [_mem_id(n) for n in range(1, 6)]
-    assert all(match == {"terms": ["couch"], "tags": []} for _, match in _found(reply))
+    assert [memory_id for memory_id, _ in found(reply)] == [mem_id(n) for n in range(1, 6)]
+    assert all(match == {"terms": ["couch"], "tags": []} for _, match in found(reply))
 
 
 def test_meaning_hits_rank_by_strength_and_where_the_word_is(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 3, "A couch for the hall.")  # content: 1
-    _canonical(memory_root, 1, "For the hall.", title="Couch")  # title: 3
-    _canonical(memory_root, 2, "For the hall.", tags=["couch"])  # tag: 2
+    canonical(memory_root, 3, "A couch for the hall.")  # content: 1
+    canonical(memory_root, 1, "For the hall.", title="Couch")  # title: 3
+    canonical(memory_root, 2, "For the hall.", tags=["couch"])  # tag: 2
 
-    reply = _recall(client, "sofa")
+    reply = recall(client, "sofa")
 
-    assert [memory_id for memory_id, _ in _found(reply)] == [_mem_id(n) for n in (1, 2, 3)]
+    assert [memory_id for memory_id, _ in found(reply)] == [mem_id(n) for n in (1, 2, 3)]
 
 
 def test_each_query_word_names_what_it_met(client: McpClient, memory_root: Path) -> None:
-    _canonical(memory_root, 1, "The vegetarian menu: no meat, no mushrooms.")
+    canonical(memory_root, 1, "The vegetarian menu: no meat, no mushrooms.")
 
-    reply = _recall(client, "vegan beef")
+    reply = recall(client, "vegan beef")
 
-    [(_, match)] = _found(reply)
+    [(_, match)] = found(reply)
     assert match["terms"] == [] and match["tags"] == []
     assert [pair["query"] for pair in match["meaning"]] == ["vegan", "beef"]
     assert [pair["memory"] for pair in match["meaning"]] == ["vegetarian", "meat"]
@@ -178,17 +158,17 @@ def test_each_query_word_names_what_it_met(client: McpClient, memory_root: Path)
 def test_a_word_of_several_words_is_met_only_side_by_side(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "Sent the curriculum vitae today.")
-    _canonical(memory_root, 2, "The vitae of the saints are in the curriculum.")
+    canonical(memory_root, 1, "Sent the curriculum vitae today.")
+    canonical(memory_root, 2, "The vitae of the saints are in the curriculum.")
 
-    assert _found(_recall(client, "CV")) == [(_mem_id(1), _meaning(("CV", "curriculum vitae")))]
+    assert found(recall(client, "CV")) == [(mem_id(1), _meaning(("CV", "curriculum vitae")))]
 
 
 def test_a_folder_name_is_no_evidence_of_meaning(client: McpClient, memory_root: Path) -> None:
     namespace = {"kind": "project", "id": "lawyer", "label": None}
-    _canonical(memory_root, 1, "Fees are due in May.", namespace=namespace)
+    canonical(memory_root, 1, "Fees are due in May.", namespace=namespace)
 
-    assert _recall(client, "attorney").payload["status"] == "no_matches"
+    assert recall(client, "attorney").payload["status"] == "no_matches"
 
 
 @pytest.mark.parametrize(
@@ -199,13 +179,13 @@ def test_a_word_in_a_folder_name_counts_when_the_memory_also_writes_it(
     client: McpClient, memory_root: Path, title: str | None, tags: list[str], content: str
 ) -> None:
     namespace = {"kind": "project", "id": "lawyer", "label": None}
-    _canonical(memory_root, 1, content, namespace=namespace, title=title, tags=tags)
+    canonical(memory_root, 1, content, namespace=namespace, title=title, tags=tags)
 
-    assert [memory_id for memory_id, _ in _found(_recall(client, "attorney"))] == [_mem_id(1)]
+    assert [memory_id for memory_id, _ in found(recall(client, "attorney"))] == [mem_id(1)]
 
 
 def test_only_english_memories_are_read_for_meaning(client: McpClient, memory_root: Path) -> None:
-    _canonical(memory_root, 1, "Le couch est une erreur.", language="fr")
+    canonical(memory_root, 1, "Le couch est une erreur.", language="fr")
     write_record(
         memory_root,
         {"schema_version": 1, "id": "old", "content": "The couch came in 2019."},
@@ -213,22 +193,22 @@ def test_only_english_memories_are_read_for_meaning(client: McpClient, memory_ro
         "old.json",
     )
 
-    assert _found(_recall(client, "sofa")) == [("old", _meaning(("sofa", "couch")))]
+    assert found(recall(client, "sofa")) == [("old", _meaning(("sofa", "couch")))]
 
 
 def test_archived_memories_stay_out_of_the_meaning_tier(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "The lawyer.", lifecycle={"state": "archived", "revision": 2})
+    canonical(memory_root, 1, "The lawyer.", lifecycle={"state": "archived", "revision": 2})
 
-    assert _recall(client, "attorney").payload["status"] == "no_matches"
+    assert recall(client, "attorney").payload["status"] == "no_matches"
 
 
 def test_namespace_id_narrows_the_meaning_tier(client: McpClient, memory_root: Path) -> None:
     atlas = {"kind": "project", "id": "atlas", "label": None}
-    _canonical(memory_root, 1, "The lawyer read it.", namespace=atlas)
-    _canonical(memory_root, 2, "The lawyer signed it.")
+    canonical(memory_root, 1, "The lawyer read it.", namespace=atlas)
+    canonical(memory_root, 2, "The lawyer signed it.")
 
-    assert _found(_recall(client, "attorney", namespace_id="atlas")) == [
-        (_mem_id(1), _meaning(("attorney", "lawyer")))
+    assert found(recall(client, "attorney", namespace_id="atlas")) == [
+        (mem_id(1), _meaning(("attorney", "lawyer")))
     ]

@@ -13,34 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import McpClient, ToolReply, canonical_record, place_canonical, write_record
-
-TOOL = "memory_recall"
-
-
-def _mem_id(number: int) -> str:
-    return f"mem_{number:032x}"
-
-
-def _canonical(root: Path, number: int, content: str, **overrides: Any) -> None:
-    overrides.setdefault("title", None)
-    overrides.setdefault("tags", [])
-    overrides.setdefault("collection", None)
-    place_canonical(root, canonical_record(id=_mem_id(number), content=content, **overrides))
-
-
-def _legacy(root: Path, name: str, content: str, **fields: Any) -> None:
-    write_record(
-        root, {"schema_version": 1, "id": name, "content": content, **fields}, "project", name
-    )
-
-
-def _recall(client: McpClient, query: str, **extra: Any) -> ToolReply:
-    return client.call(TOOL, {"query": query, "scope": "project", **extra})
-
-
-def _found(reply: ToolReply) -> list[tuple[str, dict[str, Any]]]:
-    return [(memory["id"], memory["match"]) for memory in reply.payload["memories"]]
+from tests.helpers import McpClient
+from tests.mnemosyne.tools.recall_support import TOOL, canonical, found, legacy, mem_id, recall
 
 
 def _near(*words: str) -> dict[str, Any]:
@@ -79,43 +53,43 @@ def _near(*words: str) -> dict[str, Any]:
 def test_the_wider_tier_meets_other_forms_of_a_word(
     client: McpClient, memory_root: Path, content: str, query: str
 ) -> None:
-    _canonical(memory_root, 1, content)
-    _canonical(memory_root, 2, "Nothing to do with it at all.")
+    canonical(memory_root, 1, content)
+    canonical(memory_root, 2, "Nothing to do with it at all.")
 
-    reply = _recall(client, query)
+    reply = recall(client, query)
 
     assert reply.payload["status"] == "ok"
-    assert [memory_id for memory_id, _ in _found(reply)] == [_mem_id(1)]
-    assert _found(reply)[0][1]["terms"] == [] and _found(reply)[0][1]["tags"] == []
+    assert [memory_id for memory_id, _ in found(reply)] == [mem_id(1)]
+    assert found(reply)[0][1]["terms"] == [] and found(reply)[0][1]["tags"] == []
 
 
 def test_a_wider_hit_names_the_query_words_as_written_in_query_order(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "Notes on résumés and favourite recipe cards.")
+    canonical(memory_root, 1, "Notes on résumés and favourite recipe cards.")
 
-    reply = _recall(client, "Recipes, Résumé? favorite")
+    reply = recall(client, "Recipes, Résumé? favorite")
 
-    assert _found(reply) == [(_mem_id(1), _near("Recipes", "Résumé", "favorite"))]
+    assert found(reply) == [(mem_id(1), _near("Recipes", "Résumé", "favorite"))]
 
 
 def test_words_written_apart_name_both_words(client: McpClient, memory_root: Path) -> None:
-    _canonical(memory_root, 1, "Our healthcare provider changed.")
+    canonical(memory_root, 1, "Our healthcare provider changed.")
 
-    assert _found(_recall(client, "health care")) == [(_mem_id(1), _near("health", "care"))]
+    assert found(recall(client, "health care")) == [(mem_id(1), _near("health", "care"))]
 
 
 def test_exact_hits_rank_first_and_keep_the_original_match(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "A recipe for lentil soup.")
-    _canonical(memory_root, 2, "Recipes I collected.", title="Recipes")
+    canonical(memory_root, 1, "A recipe for lentil soup.")
+    canonical(memory_root, 2, "Recipes I collected.", title="Recipes")
 
-    reply = _recall(client, "recipes")
+    reply = recall(client, "recipes")
 
-    assert _found(reply) == [
-        (_mem_id(2), {"terms": ["recipes"], "tags": []}),
-        (_mem_id(1), _near("recipes")),
+    assert found(reply) == [
+        (mem_id(2), {"terms": ["recipes"], "tags": []}),
+        (mem_id(1), _near("recipes")),
     ]
 
 
@@ -123,83 +97,83 @@ def test_an_exact_tier_that_fills_five_places_is_the_whole_answer(
     client: McpClient, memory_root: Path
 ) -> None:
     for number in range(1, 6):
-        _canonical(memory_root, number, f"Recipe card number {number}.")
-    _canonical(memory_root, 6, "A recipe binder.", title="Recipe binder")
+        canonical(memory_root, number, f"Recipe card number {number}.")
+    canonical(memory_root, 6, "A recipe binder.", title="Recipe binder")
 
-    reply = _recall(client, "card number")
+    reply = recall(client, "card number")
 
-    assert [memory_id for memory_id, _ in _found(reply)] == [_mem_id(n) for n in range(1, 6)]
-    assert all("near" not in match for _, match in _found(reply))
+    assert [memory_id for memory_id, _ in found(reply)] == [mem_id(n) for n in range(1, 6)]
+    assert all("near" not in match for _, match in found(reply))
 
 
 def test_the_wider_tier_ranks_with_the_same_weights_and_ties(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 3, "A recipe for soup.")  # content: 1
-    _canonical(memory_root, 2, "Soup.", tags=["recipe"])  # tag words: 2
-    _canonical(memory_root, 1, "Soup.", title="Recipe")  # title: 3
-    _canonical(memory_root, 4, "Another recipe for soup.")  # content: 1, path after 3
+    canonical(memory_root, 3, "A recipe for soup.")  # content: 1
+    canonical(memory_root, 2, "Soup.", tags=["recipe"])  # tag words: 2
+    canonical(memory_root, 1, "Soup.", title="Recipe")  # title: 3
+    canonical(memory_root, 4, "Another recipe for soup.")  # content: 1, path after 3
 
-    reply = _recall(client, "recipes")
+    reply = recall(client, "recipes")
 
-    assert [memory_id for memory_id, _ in _found(reply)] == [_mem_id(n) for n in (1, 2, 3, 4)]
+    assert [memory_id for memory_id, _ in found(reply)] == [mem_id(n) for n in (1, 2, 3, 4)]
 
 
 def test_stop_words_stay_stop_words_after_stemming(client: McpClient, memory_root: Path) -> None:
-    _canonical(memory_root, 1, "What the user does, and how they do it.")
+    canonical(memory_root, 1, "What the user does, and how they do it.")
 
-    assert _recall(client, "user's doing").payload["status"] == "no_matches"
+    assert recall(client, "user's doing").payload["status"] == "no_matches"
 
 
 def test_the_wider_tier_does_not_match_every_path(client: McpClient, memory_root: Path) -> None:
-    _canonical(memory_root, 1, "Plain content.")
-    _legacy(memory_root, "notes.json", "Plain content.")
+    canonical(memory_root, 1, "Plain content.")
+    legacy(memory_root, "notes.json", "Plain content.")
 
-    assert _recall(client, "jsons mems").payload["status"] == "no_matches"
-    reply = _recall(client, "note")  # a legacy file's name is a path word
-    assert _found(reply) == [("notes.json", _near("note"))]
+    assert recall(client, "jsons mems").payload["status"] == "no_matches"
+    reply = recall(client, "note")  # a legacy file's name is a path word
+    assert found(reply) == [("notes.json", _near("note"))]
 
 
 def test_archived_memories_stay_out_of_the_wider_tier(client: McpClient, memory_root: Path) -> None:
-    _canonical(
+    canonical(
         memory_root, 1, "Old recipe collection.", lifecycle={"state": "archived", "revision": 2}
     )
 
-    assert _recall(client, "recipes").payload["status"] == "no_matches"
+    assert recall(client, "recipes").payload["status"] == "no_matches"
 
 
 def test_a_term_with_symbols_meets_only_the_same_spelling(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "Written in C.")
-    _canonical(memory_root, 2, "Written in C++.")
-    _canonical(memory_root, 3, "Written in C#.")
+    canonical(memory_root, 1, "Written in C.")
+    canonical(memory_root, 2, "Written in C++.")
+    canonical(memory_root, 3, "Written in C#.")
 
-    assert [memory_id for memory_id, _ in _found(_recall(client, "C#"))] == [_mem_id(3)]
-    assert [memory_id for memory_id, _ in _found(_recall(client, "c++"))] == [_mem_id(2)]
-    assert [memory_id for memory_id, _ in _found(_recall(client, "C"))] == [_mem_id(1)]
+    assert [memory_id for memory_id, _ in found(recall(client, "C#"))] == [mem_id(3)]
+    assert [memory_id for memory_id, _ in found(recall(client, "c++"))] == [mem_id(2)]
+    assert [memory_id for memory_id, _ in found(recall(client, "C"))] == [mem_id(1)]
 
 
 def test_a_word_cut_in_two_needs_its_halves_side_by_side(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "The health care plan.")
-    _canonical(memory_root, 2, "Care for your health.")
+    canonical(memory_root, 1, "The health care plan.")
+    canonical(memory_root, 2, "Care for your health.")
 
-    wider = [hit for hit in _found(_recall(client, "healthcare")) if "meaning" not in hit[1]]
-    assert wider == [(_mem_id(1), _near("healthcare"))]  # (the meaning tier may add "care")
+    wider = [hit for hit in found(recall(client, "healthcare")) if "meaning" not in hit[1]]
+    assert wider == [(mem_id(1), _near("healthcare"))]  # (the meaning tier may add "care")
 
 
 def test_each_record_is_stemmed_in_its_language_and_the_query_in_each(
     client: McpClient, memory_root: Path
 ) -> None:
-    _canonical(memory_root, 1, "Omas Rezept für Apfelkuchen.", language="de")
-    _canonical(memory_root, 2, "Les recettes de ma grand-mère.", language="fr-CH")
-    _legacy(memory_root, "old.json", "Invoices of 2019.")  # no language: English
+    canonical(memory_root, 1, "Omas Rezept für Apfelkuchen.", language="de")
+    canonical(memory_root, 2, "Les recettes de ma grand-mère.", language="fr-CH")
+    legacy(memory_root, "old.json", "Invoices of 2019.")  # no language: English
 
-    assert _found(_recall(client, "Rezepte")) == [(_mem_id(1), _near("Rezepte"))]
-    assert _found(_recall(client, "recette")) == [(_mem_id(2), _near("recette"))]
-    assert _found(_recall(client, "invoice")) == [("old.json", _near("invoice"))]
+    assert found(recall(client, "Rezepte")) == [(mem_id(1), _near("Rezepte"))]
+    assert found(recall(client, "recette")) == [(mem_id(2), _near("recette"))]
+    assert found(recall(client, "invoice")) == [("old.json", _near("invoice"))]
 
 
 # --- namespace_id ------------------------------------------------------------------------
@@ -209,23 +183,23 @@ def test_namespace_id_narrows_both_tiers_to_one_namespace(
     client: McpClient, memory_root: Path
 ) -> None:
     atlas = {"kind": "project", "id": "atlas", "label": None}
-    _canonical(memory_root, 1, "The deploy recipe.", namespace=atlas)
-    _canonical(memory_root, 2, "The deploy recipes.", namespace=atlas)
-    _canonical(memory_root, 3, "The deploy recipe.")  # namespace mnemosyne
-    _legacy(memory_root, "deploy.json", "The deploy recipe.")
+    canonical(memory_root, 1, "The deploy recipe.", namespace=atlas)
+    canonical(memory_root, 2, "The deploy recipes.", namespace=atlas)
+    canonical(memory_root, 3, "The deploy recipe.")  # namespace mnemosyne
+    legacy(memory_root, "deploy.json", "The deploy recipe.")
 
-    reply = _recall(client, "deploy recipes", namespace_id="atlas")
+    reply = recall(client, "deploy recipes", namespace_id="atlas")
 
-    assert _found(reply) == [
-        (_mem_id(2), {"terms": ["deploy", "recipes"], "tags": []}),
-        (_mem_id(1), {"terms": ["deploy"], "tags": []}),
+    assert found(reply) == [
+        (mem_id(2), {"terms": ["deploy", "recipes"], "tags": []}),
+        (mem_id(1), {"terms": ["deploy"], "tags": []}),
     ]
-    reply = _recall(client, "recipes", namespace_id="atlas")
-    assert _found(reply) == [
-        (_mem_id(2), {"terms": ["recipes"], "tags": []}),
-        (_mem_id(1), _near("recipes")),
+    reply = recall(client, "recipes", namespace_id="atlas")
+    assert found(reply) == [
+        (mem_id(2), {"terms": ["recipes"], "tags": []}),
+        (mem_id(1), _near("recipes")),
     ]
-    assert _recall(client, "deploy", namespace_id="nowhere").payload == {
+    assert recall(client, "deploy", namespace_id="nowhere").payload == {
         "status": "no_matches",
         "memories": [],
     }
@@ -235,7 +209,7 @@ def test_namespace_id_narrows_both_tiers_to_one_namespace(
 def test_an_invalid_namespace_id_is_refused(
     client: McpClient, memory_root: Path, value: Any
 ) -> None:
-    reply = _recall(client, "deploy", namespace_id=value)
+    reply = recall(client, "deploy", namespace_id=value)
 
     assert reply.is_error
     assert reply.payload == {

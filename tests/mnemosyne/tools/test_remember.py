@@ -16,7 +16,6 @@ import pytest
 
 from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes, serialize_canonical
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import SCOPE_RULES, Scope
-from mymcp.plugins.mnemosyne.memory.services import remember as remember_service
 from mymcp.plugins.mnemosyne.memory.storage import files
 from tests.helpers import (
     CANONICAL_ID,
@@ -955,7 +954,9 @@ def test_remember_reports_write_conflict_for_a_taken_identity(
     remember: Callable[..., ToolReply], memory_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = place_canonical(memory_root, canonical_record())
-    monkeypatch.setattr(remember_service, "new_memory_id", lambda: CANONICAL_ID)
+    monkeypatch.setattr(
+        "mymcp.plugins.mnemosyne.memory.services.remember.new_memory_id", lambda: CANONICAL_ID
+    )
     before = snapshot_tree(memory_root.parent)
     reply = remember(draft(content="A different decision."))
     assert reply.is_error

@@ -17,8 +17,7 @@ import string
 import zlib
 from collections.abc import Callable, Iterable
 
-from mymcp.plugins.mnemosyne.memory.policy import first_violation
-from mymcp.plugins.mnemosyne.memory.policy.bip39 import WORDS as BIP39
+from mymcp.plugins.mnemosyne.memory.policy import bip39, first_violation
 
 _rng = random.Random(20260701)
 
@@ -412,7 +411,7 @@ def _compact_tokens() -> list[str]:
 
 
 def _seed_phrase(size: int) -> str:
-    return " ".join(_rng.choice(sorted(BIP39)) for _ in range(size))
+    return " ".join(_rng.choice(sorted(bip39.WORDS)) for _ in range(size))
 
 
 def _wallets() -> list[str]:

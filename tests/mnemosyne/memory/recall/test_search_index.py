@@ -15,16 +15,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mymcp.plugins.mnemosyne.memory.model import vocabulary
 from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Namespace
 from mymcp.plugins.mnemosyne.memory.model.values import canonical_tag_key
-from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
-    LifecycleState,
-    MemoryKind,
-    NamespaceKind,
-    Origin,
-    RecordedVia,
-    Scope,
-)
 from mymcp.plugins.mnemosyne.memory.recall import ranking, search_index, wording
 from mymcp.plugins.mnemosyne.memory.recall.search_index import MIN_COMPACTION, SearchIndex
 from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
@@ -44,17 +37,17 @@ def stored(
 ) -> Any:
     record = CanonicalRecord(
         id=f"mem_{number:032x}",
-        scope=Scope.PROJECT,
-        namespace=Namespace(NamespaceKind.PROJECT, namespace, None),
+        scope=vocabulary.Scope.PROJECT,
+        namespace=Namespace(vocabulary.NamespaceKind.PROJECT, namespace, None),
         collection=None,
-        kind=MemoryKind.DECISION,
+        kind=vocabulary.MemoryKind.DECISION,
         language="en",
         title=title or None,
         content=content or "x",
         tags=tags,
-        origin=Origin.EXPLICIT_USER_STATEMENT,
-        recorded_via=RecordedVia.MEMORY_REMEMBER,
-        state=LifecycleState.ARCHIVED if archived else LifecycleState.ACTIVE,
+        origin=vocabulary.Origin.EXPLICIT_USER_STATEMENT,
+        recorded_via=vocabulary.RecordedVia.MEMORY_REMEMBER,
+        state=vocabulary.LifecycleState.ARCHIVED if archived else vocabulary.LifecycleState.ACTIVE,
         revision=1,
         created_at="2025-01-01T00:00:00Z",
         updated_at="2025-01-01T00:00:00Z",
@@ -83,7 +76,7 @@ def expected_scores(
     for item in records:
         record = item.record
         assert isinstance(record, CanonicalRecord)
-        if record.state is LifecycleState.ARCHIVED:
+        if record.state is vocabulary.LifecycleState.ARCHIVED:
             continue
         title, content = ranking.terms(record.title or ""), ranking.terms(record.content)
         path = ranking.terms(item.scope_path).union(*(ranking.terms(tag) for tag in record.tags))
@@ -142,7 +135,7 @@ def test_the_index_ranks_what_it_serves_by_the_ranking_rule_in_bounded_memory(
         served = scan
 
         assert best(index, query, tags) == ranked(expected_scores(scan, query, tags))[:5]
-        searchable = [item for item in scan if item.state is LifecycleState.ACTIVE]
+        searchable = [item for item in scan if item.state is vocabulary.LifecycleState.ACTIVE]
         assert index.served == len(searchable)
         assert index._gone <= max(MIN_COMPACTION, index.served)
 

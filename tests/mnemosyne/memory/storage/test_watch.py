@@ -15,12 +15,8 @@ from hypothesis import strategies as st
 
 from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
-from mymcp.plugins.mnemosyne.memory.storage import discovery
-from mymcp.plugins.mnemosyne.memory.storage import files as files_module
-from mymcp.plugins.mnemosyne.memory.storage import scan as scan_module
-from mymcp.plugins.mnemosyne.memory.storage import store as store_module
-from mymcp.plugins.mnemosyne.memory.storage import watch as watch_module
-from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
+from mymcp.plugins.mnemosyne.memory.storage import discovery, files, scan, watch
+from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 from mymcp.plugins.mnemosyne.memory.storage.watch import ChangeFeed
 from tests.helpers import canonical_record, place_canonical, write_record
 
@@ -46,7 +42,7 @@ def root(tmp_path: Path) -> Path:
 def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts walks: full ones, and those that list again only the folders that changed."""
     counted: list[int] = []
-    real, real_rescan = discovery.walk, scan_module._Rescan.scan
+    real, real_rescan = discovery.walk, scan._Rescan.scan
 
     def counting(*args: Any, **kwargs: Any) -> list[discovery.Candidate]:
         counted.append(1)
@@ -57,11 +53,11 @@ def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return real_rescan(self, *args, **kwargs)
 
     monkeypatch.setattr(discovery, "walk", counting)
-    monkeypatch.setattr(scan_module._Rescan, "scan", counting_rescan)
+    monkeypatch.setattr(scan._Rescan, "scan", counting_rescan)
     return counted
 
 
-def contents(found: list[store_module.StoredRecord]) -> list[str]:
+def contents(found: list[StoredRecord]) -> list[str]:
     return sorted(item.record.content for item in found)
 
 
@@ -147,16 +143,16 @@ def test_a_scan_after_changes_gives_what_a_fresh_walk_gives(
     handler = _Messages()
     logging.getLogger("mymcp.memory.store").addHandler(handler)
     try:
-        for scan in _SCANS:
-            scan(kept, root)
+        for run_scan in _SCANS:
+            run_scan(kept, root)
         for step, choice in enumerate(choices):
             _change(root, step, choice)
-            for scan in _SCANS:
+            for run_scan in _SCANS:
                 handler.messages.clear()
-                seen = [(item.parts, item.record.content) for item in scan(kept, root)]
+                seen = [(item.parts, item.record.content) for item in run_scan(kept, root)]
                 warned = list(handler.messages)
                 handler.messages.clear()
-                fresh = scan(MemoryStore(watch_changes=False), root)
+                fresh = run_scan(MemoryStore(watch_changes=False), root)
                 assert seen == [(item.parts, item.record.content) for item in fresh]
                 assert warned == handler.messages
     finally:
@@ -188,13 +184,13 @@ def test_a_change_in_one_folder_lists_and_reads_only_that_folder(
     store = MemoryStore()
     store.recall_scan(root, PROJECT)
     stats: list[str] = []
-    real = files_module.lstat_at
+    real = files.lstat_at
 
     def counting(dir_fd: int | None, name: str) -> Any:
         stats.append(name)
         return real(dir_fd, name)
 
-    monkeypatch.setattr(files_module, "lstat_at", counting)
+    monkeypatch.setattr(files, "lstat_at", counting)
     write_record(root, legacy("more", "coffee"), "project", "notes", "more.json")
     found = store.recall_scan(root, PROJECT)
 
@@ -327,7 +323,7 @@ def test_a_filesystem_not_known_to_report_every_change_always_walks(
     root: Path, walks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Network and FUSE filesystems do not report changes made by other machines.
-    monkeypatch.setattr(watch_module, "LOCAL_FILESYSTEMS", frozenset())
+    monkeypatch.setattr(watch, "LOCAL_FILESYSTEMS", frozenset())
     store = MemoryStore()
     store.recall_scan(root, PROJECT)
     store.recall_scan(root, PROJECT)
@@ -337,7 +333,7 @@ def test_a_filesystem_not_known_to_report_every_change_always_walks(
 def test_the_events_remembered_per_watch_are_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watch_module, "MAX_EVENTFUL_WATCHES", 1)
+    monkeypatch.setattr(watch, "MAX_EVENTFUL_WATCHES", 1)
     feed = ChangeFeed()
     assert feed.mark() is not None  # opens the feed
     watches = []

@@ -186,7 +186,7 @@ def test_explain_reads_no_standard_input_with_notebook(
 def test_the_manual_example_prints_what_the_manual_says(
     memory_root: Path, explain_notebook: Callable[[], tuple[int | None, str, str]]
 ) -> None:
-    section = (Path(__file__).resolve().parent.parent / "docs" / "MANUAL.md").read_text("utf-8")
+    section = (Path(__file__).resolve().parents[2] / "docs" / "MANUAL.md").read_text("utf-8")
     section = section.split("### Records the policy refuses today", 1)[1]
     printed = re.search(r"```text\n(.+?)\n```", section, re.DOTALL)
     assert printed is not None

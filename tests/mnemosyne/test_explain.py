@@ -13,7 +13,7 @@ import pytest
 from mymcp import cli
 from mymcp.plugins.mnemosyne.memory.policy.rules import RULES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "Tr0ub4dor&3xQ"
 
 
