@@ -89,18 +89,18 @@ def test_a_question_the_notebook_cannot_answer_stays_empty(
 def test_a_word_of_the_same_kind_is_not_the_thing_asked_for(
     client: McpClient, memory_root: Path, content: str, query: str
 ) -> None:
-    _canonical(memory_root, 1, content)
+    canonical(memory_root, 1, content)
 
-    assert _recall(client, query).payload == {"status": "no_matches", "memories": []}
+    assert recall(client, query).payload == {"status": "no_matches", "memories": []}
 
 
 def test_a_narrower_word_outranks_a_broader_one(client: McpClient, memory_root: Path) -> None:
-    _canonical(memory_root, 1, "Takes penicillin twice a day.")  # antibiotic: narrower
-    _canonical(memory_root, 2, "Takes a drug twice a day.")  # antibiotic: broader
+    canonical(memory_root, 1, "Takes penicillin twice a day.")  # antibiotic: narrower
+    canonical(memory_root, 2, "Takes a drug twice a day.")  # antibiotic: broader
 
-    reply = _recall(client, "antibiotic")
+    reply = recall(client, "antibiotic")
 
-    assert [memory_id for memory_id, _ in _found(reply)][:1] == [_mem_id(1)]
+    assert [memory_id for memory_id, _ in found(reply)][:1] == [mem_id(1)]
 
 
 def test_meaning_hits_rank_below_every_exact_and_wider_hit(
