@@ -323,3 +323,33 @@ def test_a_record_the_workers_read_that_shares_its_inode_is_never_served_from_ev
     (hit,) = ranking.recall(store, root, RecallRequest("zebra", PROJECT))
 
     assert hit.stored.parts[-1] == record.name
+
+
+def test_a_file_the_filesystem_refuses_is_a_failed_read_either_way(
+    tmp_path: Path,
+    workers: Callable[..., None],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = tmp_path / "memory"
+    _notebook(root, TEXTS)
+    refused = f"mem_{101:032x}.json"
+    real = files.read_file_at
+
+    def refusing(dir_fd: int, name: str) -> files.FileContent:
+        if name == refused:
+            raise files.EntrySkipped(files.UNREADABLE) from PermissionError(13, "denied")
+        return real(dir_fd, name)
+
+    monkeypatch.setattr(files, "read_file_at", refusing)
+    caplog.set_level(logging.WARNING, logger=STORE_LOG)
+    itself = _seen(MemoryStore(clock=settled_clock), root)
+    logged_itself = [r.getMessage() for r in caplog.records if r.name == STORE_LOG]
+    caplog.clear()
+
+    workers()
+
+    assert _seen(MemoryStore(clock=settled_clock), root) == itself
+    logged = [r.getMessage() for r in caplog.records if r.name == STORE_LOG]
+    assert logged == logged_itself
+    assert any("EACCES" in message for message in logged)

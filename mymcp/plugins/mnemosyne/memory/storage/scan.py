@@ -1469,7 +1469,7 @@ def _read_again(base: str, parts: tuple[str, ...]) -> bytes:
 
 # --- many files read by worker processes ----------------------------------------------------
 
-# A scan hands the files it never read to worker processes (memory/workers.py) once there
+# A scan hands the files it never read to worker processes (storage/workers.py) once there
 # are this many: below that, starting the workers costs more than they save.
 BULK_FROM = 8192
 # At most this many workers, and no fewer than two (or the scan reads the files itself).
@@ -1546,15 +1546,11 @@ def _read_one(
         dir_fd = directories.open(names[:-1])
     except OSError as exc:
         reason = files.open_failure_reason(exc)
-        return _FileRead(
-            None, None, None, reason, exc if reason == files.UNREADABLE else None
-        ), None
+        return _FileRead(None, None, None, reason, _failure(reason, exc)), None
     try:
         content = files.read_file_at(dir_fd, names[-1])
     except files.EntrySkipped as skipped:
-        cause = skipped.__cause__
-        failed = skipped.reason == files.UNREADABLE and isinstance(cause, OSError)
-        error = cause if failed and isinstance(cause, OSError) else None
+        error = _failure(skipped.reason, skipped.__cause__)
         return _FileRead(skipped.identity, None, None, skipped.reason, error), None
     digest = hashlib.sha256(content.data).digest()
     checked = _checked(content.data, parts)
