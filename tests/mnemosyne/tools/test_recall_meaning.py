@@ -72,6 +72,37 @@ def test_a_question_the_notebook_cannot_answer_stays_empty(
     assert recall(client, query).payload == {"status": "no_matches", "memories": []}
 
 
+@pytest.mark.parametrize(
+    ("content", "query"),
+    [
+        # a neighbour by use that WordNet places beside the query word: its kin, not it
+        ("Orders a flat white coffee every morning.", "tea"),
+        ("We have two daughters, Bia and Lu.", "sons"),
+        ("I walk the dog twice a day.", "cat"),
+        ("Grandma lives in Porto.", "grandfather"),
+        # a neighbour by use spelled as the query word with a letter more
+        ("The living room walls are teal.", "tea"),
+        # a broader word the query word is unlikely to lead to
+        ("Stretching exercises every morning.", "yoga"),
+    ],
+)
+def test_a_word_of_the_same_kind_is_not_the_thing_asked_for(
+    client: McpClient, memory_root: Path, content: str, query: str
+) -> None:
+    canonical(memory_root, 1, content)
+
+    assert recall(client, query).payload == {"status": "no_matches", "memories": []}
+
+
+def test_a_narrower_word_outranks_a_broader_one(client: McpClient, memory_root: Path) -> None:
+    canonical(memory_root, 1, "Takes penicillin twice a day.")  # antibiotic: narrower
+    canonical(memory_root, 2, "Takes a drug twice a day.")  # antibiotic: broader
+
+    reply = recall(client, "antibiotic")
+
+    assert [memory_id for memory_id, _ in found(reply)][:1] == [mem_id(1)]
+
+
 def test_meaning_hits_rank_below_every_exact_and_wider_hit(
     client: McpClient, memory_root: Path
 ) -> None:

@@ -200,3 +200,34 @@ def test_the_neighbour_script_writes_a_table_the_tier_reads() -> None:
     assert list(neighbours.of("nothing")) == []
     with pytest.raises(ValueError):
         meaning.Neighbours(data[: len(data) // 2])
+
+
+def _term(table: meaning.Table, word: str) -> int:
+    key = wording.word_key(word, wording.ENGLISH)
+    term = table.term_id(key) if key is not None else None
+    assert term is not None
+    return term
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("tea", "coffee", True),
+        ("son", "daughter", True),
+        ("cat", "dog", True),
+        ("pet", "dog", False),  # a step up from pet, two from dog: the kind, not a kin
+        ("mom", "mother", False),  # one sense
+        ("dog", "puppy", False),  # one under the other
+        ("tea", "lawyer", False),  # nothing in common but very general senses
+    ],
+)
+def test_siblings_are_words_side_by_side_under_a_common_broader_sense(
+    first: str, second: str, expected: bool
+) -> None:
+    table = meaning.load()
+    assert table is not None
+
+    found = meaning.siblings(table, _term(table, first), _term(table, second))
+
+    assert found is expected
+    assert meaning.siblings(table, _term(table, second), _term(table, first)) is expected

@@ -16,13 +16,21 @@ words that WordNet holds as one lemma, ``curriculum vitae``) gives the keys of t
 may mean, each with a strength:
 
 - a word of the same sense (``diary``: ``journal``), :data:`SYNONYM`; of a sense one step
-  broader, narrower or related (``mom``: ``mother``; ``antibiotics``: ``penicillin``),
-  :data:`NEAR`; two steps narrower (``dessert``: ``custard``), :data:`FAR`; each times how
-  likely the query word means that sense and how likely the other word means its own there
-  (WordNet's tagged counts), so rare senses and words of many uses count little;
-- a neighbour by use, :data:`USE` scaled by how far its cosine is above :data:`USE_FLOOR`.
+  narrower (``antibiotics``: ``penicillin``), :data:`NARROWER`; one step broader or related
+  (``mom``: ``mother``), :data:`NEAR`; two steps narrower (``dessert``: ``custard``),
+  :data:`FAR`; each times how likely the query word means that sense and how likely the
+  other word means its own there (WordNet's tagged counts), so rare senses and words of
+  many uses count little. A broader word counts only where both are likely
+  (:data:`LEAST_BROADER`): what a thing shares with its kin (``cider``: ``drink``) says
+  little of the thing;
+- a neighbour by use, :data:`USE` scaled by how far its cosine is above :data:`USE_FLOOR`,
+  unless WordNet places the two words side by side under a common broader sense
+  (:func:`siblings`: ``tea`` and ``coffee``, ``son`` and ``daughter``: near in use, but not
+  the thing asked for), or it is the query word with a letter or two more (``tea``:
+  ``teal``).
 
-Stop words, symbol terms (``C#``) and very common words (:data:`COMMON`) are left out. The
+Stop words and other function words (:data:`FUNCTION_WORDS`), symbol terms (``C#``) and
+very common words (:data:`COMMON`) are left out, as query words and as targets. The
 caller looks the keys up in its own index; a record is kept when the strongest target it
 holds per query word, summed over the query words, reaches :data:`THRESHOLD`, and scores
 that strength times the weight of where it holds the words.
@@ -46,6 +54,7 @@ from mymcp.plugins.mnemosyne.memory.recall import wording
 
 __all__ = [
     "FAR",
+    "NARROWER",
     "NEAR",
     "SYNONYM",
     "THRESHOLD",
@@ -55,6 +64,7 @@ __all__ = [
     "expand",
     "found",
     "load",
+    "siblings",
 ]
 
 R = TypeVar("R")
@@ -66,10 +76,21 @@ MAGIC: Final = b"MYMCP-MEANINGS 1\n"
 NEIGHBOURS_FILE: Final = "neighbours.bin"
 NEIGHBOURS_MAGIC: Final = b"MYMCP-NEIGHBOURS 1\n"
 
-# How close a link is: the same sense, a sense one step away, two steps down.
+# How close a link is: the same sense, a sense one step narrower, one step broader or
+# related, two steps down.
 SYNONYM: Final = 1.0
+NARROWER: Final = 0.7
 NEAR: Final = 0.5
 FAR: Final = 0.25
+# A broader sense's words count only where how likely the query word means its sense, times
+# how likely the other word means the broader one, reaches this.
+LEAST_BROADER: Final = 0.25
+# Siblings (see :func:`siblings`): a common broader sense this many steps up at most, on
+# each side, at least this many steps below WordNet's top (``entity``, ``act``).
+SIBLING_STEPS: Final = 2
+SIBLING_DEPTH: Final = 5
+# A neighbour by use that is the query word with at most this many letters more is left out.
+SPELLING_SLACK: Final = 2
 # Added to each sense's count in the tagged texts before the shares are taken.
 SMOOTHING: Final = 1.0
 # A word seen more often than this in WordNet's tagged texts is never a target.
@@ -78,7 +99,7 @@ COMMON: Final = 1000
 # has strength USE * (c - USE_FLOOR) / (1 - USE_FLOOR): none at or below the floor, USE for
 # the same vector.
 USE: Final = 0.3
-USE_FLOOR: Final = 0.63
+USE_FLOOR: Final = 0.6
 # How much the share of the sense a target word has there counts.
 TARGET_EXPONENT: Final = 1.0
 # Senses a query word means less often than this are not read.
@@ -188,6 +209,7 @@ class Table:
             self.kinds = self._sections["kinds"]
         except KeyError as damaged:
             raise ValueError("damaged table") from damaged
+        self._depths: dict[int, int] = {}
 
     def term_id(self, term: str) -> int | None:
         index = bisect.bisect_left(self.terms, term)
@@ -223,6 +245,15 @@ class Table:
 
     def related(self, sense: int) -> array.array[int]:
         return self._row("related", sense)
+
+    def depth(self, sense: int) -> int:
+        """The fewest steps from ``sense`` up to a sense with nothing broader."""
+        found = self._depths.get(sense)
+        if found is None:
+            above = self.broader(sense)
+            found = 1 + min(self.depth(up) for up in above) if above else 0
+            self._depths[sense] = found
+        return found
 
     def common(self, term: int) -> bool:
         """Whether a term is too common to say anything (``be``, ``have``, ``make``)."""
@@ -322,7 +353,9 @@ def _add_neighbours(
         for other, cosine in _neighbours.of(key):
             if cosine <= USE_FLOOR:
                 break  # closest first: the rest are further still
-            if _common_key(table, other):
+            if _common_key(table, other) or other in _function_keys():
+                continue
+            if _spelled_alike(key, other) or _sibling_keys(table, key, other):
                 continue
             strength = USE * (cosine - USE_FLOOR) / (1 - USE_FLOOR)
             slot = ((other,), (position,))
@@ -358,7 +391,7 @@ def _worth_looking_up(
 
 def _content_keys(words: Sequence[str]) -> list[tuple[int, str]]:
     """The English keys of the query's words, each with the position of the word that gives
-    it (a hyphenated word gives one per part); stop words, one-letter words and terms
+    it (a hyphenated word gives one per part); function words, one-letter words and terms
     spelled with symbols (``C#``, ``.NET``, ``TCP/IP``) left out."""
     found = []
     for position, word in enumerate(words):
@@ -367,7 +400,7 @@ def _content_keys(words: Sequence[str]) -> list[tuple[int, str]]:
             continue
         for piece in wording.TERM_RE.findall(folded):
             key = wording.word_key(piece, wording.ENGLISH) if len(piece) > 1 else None
-            if key is not None:
+            if key is not None and key not in _function_keys():
                 found.append((position, key))
     return found
 
@@ -431,20 +464,33 @@ def _related_terms(table: Table, term: int) -> Iterator[tuple[int, float]]:
     for sense, share in _shares(table, term):
         if share < MIN_SHARE:
             continue
-        yield from _strength(table, sense, SYNONYM * share, term)
-        for linked in (*table.broader(sense), *table.narrower(sense), *table.related(sense)):
-            yield from _strength(table, linked, NEAR * share, term)
+        yield from _strength(table, sense, SYNONYM, share, term)
+        for broader in table.broader(sense):
+            yield from _strength(table, broader, NEAR, share, term, LEAST_BROADER)
+        for linked in table.related(sense):
+            yield from _strength(table, linked, NEAR, share, term)
         narrower = table.narrower(sense)
+        for below in narrower:
+            yield from _strength(table, below, NARROWER, share, term)
         if len(narrower) <= FAR_FANOUT:
             for below in narrower:
                 for further in table.narrower(below):
-                    yield from _strength(table, further, FAR * share, term)
+                    yield from _strength(table, further, FAR, share, term)
 
 
-def _strength(table: Table, sense: int, strength: float, term: int) -> Iterator[tuple[int, float]]:
+def _strength(
+    table: Table, sense: int, link: float, share: float, term: int, least: float = 0.0
+) -> Iterator[tuple[int, float]]:
+    """The words of ``sense`` but ``term``, each with ``link`` times how likely ``term`` means
+    the sense it came from (``share``) times how likely the word means ``sense``; a word
+    whose likelihoods multiply to less than ``least``, or a very common or function word,
+    gives nothing."""
     for member in table.members(sense):
-        if member != term and not table.common(member):
-            yield member, strength * _share(table, member, sense) ** TARGET_EXPONENT
+        if member == term or table.common(member) or table.terms[member] in _function_keys():
+            continue
+        likely = share * _share(table, member, sense) ** TARGET_EXPONENT
+        if likely >= least:
+            yield member, link * likely
 
 
 @dataclass(frozen=True, slots=True)
@@ -524,3 +570,70 @@ def _holding(
         if not held:
             break
     return held or {}
+
+
+# Words that carry no meaning of their own here, besides recall's stop words: left out as
+# query words and as targets (``manager``: ``over``, ``numbers``: ``no``).
+FUNCTION_WORDS: Final = frozenset(
+    """about after again against all also although am among an another any anybody anyone
+    anything anyway anywhere as at be became because become been before being besides between
+    both but by can cannot could did do does doing done during each either else even ever
+    every everybody everyone everything everywhere few for from had has have having he her
+    hers herself him himself his how however if in into is it its itself just may me might
+    mine more most much must my myself neither no nobody none nor not nothing now nowhere of
+    on onto or ours ourselves per perhaps quite rather shall she should since so some
+    somebody someone something sometimes somewhere such than that the their theirs them
+    themselves then there these they this those though thus till to too toward towards
+    unless until upon us very via was we were what whatever when whenever where wherever
+    whether which while who whoever whom whose why will with within without would yet you
+    your yours yourself yourselves""".split()
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _function_keys() -> frozenset[str]:
+    """The recall keys of :data:`FUNCTION_WORDS`."""
+    keys = (wording.word_key(word, wording.ENGLISH) for word in FUNCTION_WORDS)
+    return frozenset(key for key in keys if key is not None)
+
+
+def _spelled_alike(key: str, other: str) -> bool:
+    """Whether one key is the other with at most :data:`SPELLING_SLACK` letters more at its
+    end: a neighbour by spelling, not by meaning (``tea``, ``teal``)."""
+    short, long = sorted((key, other), key=len)
+    return long.startswith(short) and len(long) - len(short) <= SPELLING_SLACK
+
+
+def _sibling_keys(table: Table, key: str, other: str) -> bool:
+    first, second = table.term_id(key), table.term_id(other)
+    return first is not None and second is not None and siblings(table, first, second)
+
+
+def siblings(table: Table, first: int, second: int) -> bool:
+    """Whether WordNet places two terms side by side: no sense in common, neither sense a
+    few steps under the other's, and a common broader sense as many steps up from each
+    (at most :data:`SIBLING_STEPS`) and not too general (:data:`SIBLING_DEPTH` steps or more
+    below the top): ``tea`` and ``coffee``, ``son`` and ``daughter``, ``cat`` and ``dog``;
+    not ``pet`` and ``dog`` (one step up from ``pet``, two from ``dog``)."""
+    one, other = _above(table, first), _above(table, second)
+    if any(step == 0 and sense in other for sense, step in one.items()):
+        return False  # a sense in common, or the first's under the second's
+    if any(step == 0 and sense in one for sense, step in other.items()):
+        return False
+    return any(
+        one[sense] == other[sense] and table.depth(sense) >= SIBLING_DEPTH
+        for sense in one.keys() & other.keys()
+    )
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _above(table: Table, term: int) -> dict[int, int]:
+    """The senses ``term`` may mean (step 0) and those up to :data:`SIBLING_STEPS` broader,
+    each with the fewest steps up to it."""
+    steps: dict[int, int] = {}
+    level = [sense for sense, share in _shares(table, term) if share >= MIN_SHARE]
+    for step in range(SIBLING_STEPS + 1):
+        level = [sense for sense in level if sense not in steps]
+        steps.update((sense, step) for sense in level)
+        level = [up for sense in level for up in table.broader(sense)]
+    return steps
