@@ -80,14 +80,8 @@ def read_token(home: Path | None = None) -> str | None:
 
     Raises :class:`TokenFileError` when the file or its folder is unsafe or holds no token.
     """
-    found = token_file(home)
+    found = token_file(token_path(home))
     return None if found is None else found[0]
-
-
-def token_file(home: Path | None = None) -> tuple[str, os.stat_result] | None:
-    """The token and its file's status (its mode and owner, for ``mymcp doctor``), as
-    :func:`read_token` reads and checks them."""
-    return _read(token_path(home))
 
 
 def ensure_token(home: Path | None = None) -> str:
@@ -97,10 +91,10 @@ def ensure_token(home: Path | None = None) -> str:
     """
     path = token_path(home)
     _make_directory(path.parent)
-    found = _read(path)
+    found = token_file(path)
     if found is None:
         _create(path)
-        found = _read(path)
+        found = token_file(path)
         if found is None:  # removed again at once: nothing sensible to hand out
             raise TokenFileError(path, "vanished right after it was made; try again")
     return found[0]
@@ -137,8 +131,9 @@ def owner_name(uid: int) -> str:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _read(path: Path) -> tuple[str, os.stat_result] | None:
-    """The token and the file's status, or None when the folder or the file is missing."""
+def token_file(path: Path) -> tuple[str, os.stat_result] | None:
+    """The token at ``path`` and its file's status (its mode and owner, for ``mymcp doctor``),
+    or None when the folder or the file is missing; checked as :func:`read_token` says."""
     directory_fd = _open_directory(path.parent)
     if directory_fd is None:
         return None

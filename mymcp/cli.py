@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import inspect
 import ipaddress
@@ -120,26 +121,21 @@ def _command(commands: Any, name: str, run: Callable[..., int | None]) -> argpar
     return parser
 
 
+_HOST_HELP = "loopback address to {}: 127.0.0.1 (default), another 127.x.y.z, ::1 or localhost"
+_PORT_HELP = f"TCP port to {{}} (default {PORT})"
+_TOKEN_HELP = (
+    "require the access token that 'mymcp token' prints on every request to /mcp "
+    "(Authorization: Bearer TOKEN); the same as MYMCP_REQUIRE_TOKEN=true"
+)
+
+
 def _add_address_options(
     parser: argparse.ArgumentParser, verb: str, *, token: bool = False
 ) -> None:
-    parser.add_argument(
-        "--host",
-        type=_loopback_host,
-        default=HOST,
-        help=f"loopback address to {verb}: 127.0.0.1 (default), another 127.x.y.z, ::1 or "
-        "localhost",
-    )
-    parser.add_argument(
-        "--port", type=_port, default=PORT, help=f"TCP port to {verb} (default {PORT})"
-    )
+    parser.add_argument("--host", type=_loopback_host, default=HOST, help=_HOST_HELP.format(verb))
+    parser.add_argument("--port", type=_port, default=PORT, help=_PORT_HELP.format(verb))
     if token:
-        parser.add_argument(
-            "--require-token",
-            action="store_true",
-            help="require the access token that 'mymcp token' prints on every request to /mcp "
-            "(Authorization: Bearer TOKEN); the same as MYMCP_REQUIRE_TOKEN=true",
-        )
+        parser.add_argument("--require-token", action="store_true", help=_TOKEN_HELP)
 
 
 def _loopback_host(value: str) -> str:
@@ -169,10 +165,8 @@ def _serve(options: argparse.Namespace, **uvicorn_options: Any) -> int | None:
     command."""
     import uvicorn
 
-    host, port = options.host, options.port
-    return _hosted(
-        options, lambda: uvicorn.run(TARGET, host=host, port=port, factory=True, **uvicorn_options)
-    )
+    run = functools.partial(uvicorn.run, TARGET, host=options.host, port=options.port)
+    return _hosted(options, lambda: run(factory=True, **uvicorn_options))
 
 
 class _CommandHost:
@@ -189,20 +183,17 @@ class _CommandHost:
 
 def _hosted(options: argparse.Namespace, run: Callable[[], None]) -> int | None:
     """Run the HTTP server; a port in use or a setup mistake is told in plain lines."""
-    from mymcp import doctor, startup
+    from mymcp import doctor
 
     try:
         run()
     except SystemExit as stopped:  # Uvicorn exits by itself when it cannot bind
         if stopped.code in (0, None) or doctor.port_is_free(options.host, options.port):
             raise
-        startup.flush_logging()
-        print(
-            f"mymcp: port {options.port} on {options.host} is already in use, often by another "
-            "MyMCP; stop it or choose another port with --port",
-            file=sys.stderr,
+        return _tell(
+            f"port {options.port} on {options.host} is already in use, often by another "
+            "MyMCP; stop it or choose another port with --port"
         )
-        return 1
     except Exception as error:  # noqa: BLE001 - anything but a setup mistake is re-raised
         return _setup_failure(error)
     return None
@@ -268,12 +259,18 @@ def _stdio(options: argparse.Namespace) -> int:
 
 def _setup_failure(error: BaseException) -> int:
     """Tell the operator what to fix and return 1; re-raise anything that is not theirs."""
-    from mymcp import startup
     from mymcp.plugin_api.setup import setup_lines
 
     lines = setup_lines(error)
     if lines is None:
         raise error
-    startup.flush_logging()  # the log lines made so far come before the explanation
-    print(f"mymcp: {lines[0]}", *lines[1:], sep="\n", file=sys.stderr)
+    return _tell(*lines)
+
+
+def _tell(first: str, *more: str) -> int:
+    """Tell the operator, after the log lines made so far, in plain lines; return 1."""
+    from mymcp import startup
+
+    startup.flush_logging()
+    print(f"mymcp: {first}", *more, sep="\n", file=sys.stderr)
     return 1

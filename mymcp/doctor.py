@@ -29,13 +29,8 @@ def run(*, host: str, port: int, out: TextIO | None = None) -> int:
     """Print every finding and a summary; 0 when nothing failed, 1 otherwise."""
     from mymcp.host.bootstrap import diagnose_production_setup
 
-    found = [
-        *_runtime_findings(),
-        *diagnose_production_setup(),
-        *_token_findings(),
-        _port_finding(host, port),
-    ]
-    return print_findings(found, sys.stdout if out is None else out)
+    found = [*_runtime_findings(), *diagnose_production_setup(), *_token_findings()]
+    return print_findings([*found, _port_finding(host, port)], out or sys.stdout)
 
 
 def _runtime_findings() -> list[Finding]:
@@ -66,16 +61,12 @@ def _token_findings() -> list[Finding]:
         wrong = (FAIL, f"{variable} must be 'true' or 'false'; the server will not start")
         return [_token_file_finding(None, ""), wrong]
     value = os.environ.get(variable)
-    if required:
-        said = f"the server requires it on /mcp ({variable}=true in the environment)"
-    elif value is None:
-        said = (
-            "the server does not require it unless started with --require-token "
-            f"({variable} is not set)"
-        )
-    else:
-        said = f"the server does not require it ({variable}=false in the environment)"
-    return [_token_file_finding(required, said)]
+    if value is None:
+        said = f"does not require it unless started with --require-token ({variable} is not set)"
+    else:  # true or false: require_token refuses anything else
+        verb = "requires it on /mcp" if required else "does not require it"
+        said = f"{verb} ({variable}={value} in the environment)"
+    return [_token_file_finding(required, f"the server {said}")]
 
 
 def _token_file_finding(required: bool | None, said: str) -> Finding:
@@ -83,7 +74,7 @@ def _token_file_finding(required: bool | None, said: str) -> Finding:
     where = f"access token file {path}"
     tail = f"; {said}" if said else ""
     try:
-        found = access_token.token_file()
+        found = access_token.token_file(path)
     except access_token.TokenFileError as error:
         level = WARN if required is False else FAIL
         place = "" if error.path == path else f": its folder {error.path}"

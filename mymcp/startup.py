@@ -46,7 +46,7 @@ _ACCESS_LOGGER = "uvicorn.access"
 _UVICORN_LOGGERS = ("uvicorn", "uvicorn.error", _ACCESS_LOGGER)
 # Arguments of these types cannot change after the call, so formatting them later on the
 # writer's thread gives the very text formatting them now would.
-_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+_FIXED = frozenset({str, int, float, bool, type(None)})
 
 
 def production_runtime() -> HostRuntime:
@@ -71,9 +71,9 @@ def configure_logging() -> None:
     """INFO logging to standard error for the host and the plugin, access lines included.
 
     As ``logging.basicConfig`` does, it installs a handler only when the root logger has
-    none; when it does, the lines are written by the writer's thread, Uvicorn's with them,
-    and as no line shows a record's thread, process or source location, records no longer
-    look them up.
+    none; when it does, the lines of its stream handlers are written by the writer's thread,
+    Uvicorn's with them, and as no line shows a record's thread, process or source location,
+    records no longer look them up.
     """
     owned = not logging.getLogger().handlers
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
@@ -88,7 +88,7 @@ def configure_logging() -> None:
     for name in ("", *_UVICORN_LOGGERS):
         logger = logging.getLogger(name)
         for handler in list(logger.handlers):
-            if not isinstance(handler, _Deferred):
+            if type(handler).emit is _EMIT:  # a plain stream handler (any other writes itself)
                 # Uvicorn's own lines (start, stop, errors) are few and may be its last.
                 logger.removeHandler(handler)
                 logger.addHandler(_Deferred(handler, writer, at_once=name == "uvicorn"))
@@ -143,10 +143,6 @@ class _Writer(QueueListener):
             self._write()
             return item.set()
         target, record = item
-        if not isinstance(target, logging.StreamHandler) or type(target).emit is not _EMIT:
-            self._write()
-            target.handle(record)
-            return
         if self._stream is not None and self._stream.stream is not target.stream:
             self._write()
         self._stream = target
@@ -192,10 +188,6 @@ class _Writer(QueueListener):
                 self.handle(item)
         self._write()
 
-    def forget_thread(self) -> None:
-        """In a forked child: the thread did not come along, so write directly from now on."""
-        self._thread = None
-
 
 _EMIT = logging.StreamHandler.emit
 
@@ -211,9 +203,7 @@ class _Deferred(QueueHandler):
     def __init__(self, target: logging.Handler, writer: _Writer, *, at_once: bool = False):
         super().__init__(writer.items)
         self.setLevel(target.level)
-        self.target = target
-        self._writer = writer
-        self._at_once = at_once
+        self.target, self._writer, self._at_once = target, writer, at_once
 
     def handle(self, record: logging.LogRecord) -> bool:
         # No lock: handing over is thread-safe, and the target's lock guards the writing.
@@ -229,12 +219,8 @@ class _Deferred(QueueHandler):
     def prepare(self, record: logging.LogRecord) -> Any:
         """``record`` with its target; a copy whose text is fixed now if formatting it later
         could differ."""
-        args = record.args
-        if (
-            type(record.msg) is str
-            and not record.exc_info
-            and (not args or (type(args) is tuple and all(type(a) in _IMMUTABLE for a in args)))
-        ):
+        args = record.args if type(record.args) is tuple else (record.args,)
+        if type(record.msg) is str and not record.exc_info and all(type(a) in _FIXED for a in args):
             return self.target, record
         frozen = copy.copy(record)
         try:
@@ -258,5 +244,6 @@ def _process_writer() -> _Writer:
         _writer = _Writer()
         _writer.start()
         atexit.register(_writer.stop)
-        os.register_at_fork(after_in_child=_writer.forget_thread)
+        # In a forked child the thread did not come along: it writes directly from then on.
+        os.register_at_fork(after_in_child=lambda: setattr(_writer, "_thread", None))
     return _writer

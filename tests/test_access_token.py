@@ -180,7 +180,7 @@ def test_a_token_of_the_users_own_is_read_without_surrounding_space(
 def test_inspecting_reports_the_token_mode_and_owner(hermetic_home: Path) -> None:
     path = _token_file(hermetic_home)
 
-    found = access_token.token_file(hermetic_home)
+    found = access_token.token_file(access_token.token_path(hermetic_home))
 
     assert found is not None and found[0] == TOKEN
     assert (stat.S_IMODE(found[1].st_mode), found[1].st_uid) == (0o600, os.geteuid())

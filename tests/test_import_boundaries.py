@@ -72,7 +72,7 @@ def test_the_scanner_sees_imports_of_every_form() -> None:
     app = imported_modules(PACKAGE / "startup.py")
 
     assert "starlette.requests" in routes  # a "from x.y import z" import
-    assert "mymcp.mcp.jsonrpc" in routes
+    assert "mymcp.mcp.errors" in routes  # a "from package import module" import
     assert "mymcp.host.bootstrap" in app  # imported lazily inside the factory
     assert within("mymcp.plugin.x", "mymcp.plugin")
     assert not within("mymcp.plugins.mnemosyne", "mymcp.plugin")

@@ -9,20 +9,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mymcp import plugin_api
 from mymcp.host.runtime import HostRuntime, RuntimeGenerationId, build_host_runtime
 from mymcp.mcp import list_tools
-from mymcp.plugin_api import (
-    HostApiVersion,
-    PageRoutes,
-    PublicToolBinding,
-    parse_manifest_bytes,
-    validate_plugin_contract,
-)
-from mymcp.plugin_api.setup import CommandHost
 from mymcp.plugins.mnemosyne import plugin as mnemosyne
-from mymcp.plugins.mnemosyne.configuration.memory_root import check_memory_root
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -52,7 +44,7 @@ resources = _Resources()
 
 
 def build_production_runtime(
-    *, generation_factory: Callable[[], RuntimeGenerationId | str] | None = None
+    *, generation_factory: Callable[[], RuntimeGenerationId | str] = RuntimeGenerationId.new
 ) -> HostRuntime:
     """The runtime of the bundled plugin with the operator's gates; startup errors propagate.
 
@@ -60,38 +52,33 @@ def build_production_runtime(
     value); by default each runtime gets a fresh random name.
     """
     source = resources.files("mymcp.plugins.mnemosyne").joinpath("manifest.json").read_bytes()
-    manifest_definition = parse_manifest_bytes(source)
+    manifest_definition = plugin_api.parse_manifest_bytes(source)
     adapter_definition = mnemosyne.mnemosyne_plugin_definition()
     contribution = mnemosyne.mnemosyne_contribution()
-    validate_plugin_contract(
+    plugin_api.validate_plugin_contract(
         manifest_definition=manifest_definition,
         adapter_definition=adapter_definition,
         contribution=contribution,
-        supported_host_api=HostApiVersion(SUPPORTED_HOST_API),
+        supported_host_api=plugin_api.HostApiVersion(SUPPORTED_HOST_API),
     )
     bindings = [
-        PublicToolBinding(tool.capability, tool.capability.local_id.value)
+        plugin_api.PublicToolBinding(tool.capability, tool.capability.local_id.value)
         for tool in contribution.tools
     ]
     return build_host_runtime(
-        [contribution],
-        bindings,
-        list_tools.registration,
-        generation_factory=generation_factory or RuntimeGenerationId.new,
+        [contribution], bindings, list_tools.registration, generation_factory=generation_factory
     )
 
 
 # --- the operator's setup ------------------------------------------------------------------
-# What the entry points need from the bundled plugin besides its Tools, kept here so that no
-# other module outside the plugin imports it.
-
-
-def check_production_setup() -> None:
-    """Refuse to serve a memory root that exists but is not a usable directory.
-
-    Runs after :func:`build_production_runtime`; it only looks and never writes.
-    """
-    check_memory_root()
+# What the entry points need from the bundled plugin besides its Tools, named here so that no
+# other module outside the plugin imports it: a check that refuses a memory root that exists
+# but is no usable directory (after build_production_runtime; it only looks), the plugin's own
+# commands of mymcp, its pages beside /mcp (the notebook) and its findings for mymcp doctor.
+check_production_setup = mnemosyne.check_setup
+add_plugin_commands = mnemosyne.add_commands
+production_pages = mnemosyne.pages
+diagnose_production_setup = mnemosyne.findings
 
 
 def wait_until_warm(timeout: float = WARM_UP_TIMEOUT_SECONDS) -> None:
@@ -101,25 +88,3 @@ def wait_until_warm(timeout: float = WARM_UP_TIMEOUT_SECONDS) -> None:
     answers ``initialize`` at once instead and does not wait.
     """
     mnemosyne.wait_until_warm(timeout)
-
-
-def add_plugin_commands(commands: Any, host: CommandHost) -> None:
-    """The plugin's own commands of ``mymcp`` (``notebook``, ``export``, ``import``,
-    ``explain``), with what the host lends them."""
-    from mymcp.plugins.mnemosyne.commands import add_commands
-
-    add_commands(commands, host)
-
-
-def production_pages() -> list[PageRoutes]:
-    """The plugin's own pages the production app serves beside ``/mcp`` (the notebook)."""
-    from mymcp.plugins.mnemosyne.notebook import page_router
-
-    return [page_router]
-
-
-def diagnose_production_setup() -> list[tuple[str, str]]:
-    """The plugin's findings about the operator's setup, ``(level, text)`` each; reads only."""
-    from mymcp.plugins.mnemosyne import doctor
-
-    return doctor.findings()

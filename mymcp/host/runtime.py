@@ -10,13 +10,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from mymcp import plugin_api
 from mymcp.mcp.tool_registry import ToolRegistration, ToolRegistry
-from mymcp.plugin_api import (
-    ComposedToolSurface,
-    PluginContribution,
-    PublicToolBinding,
-    compose_tool_surface,
-)
 
 _GENERATION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
 
@@ -37,20 +32,8 @@ class RuntimeGenerationId:
         return cls(f"generation_{os.urandom(16).hex()}")
 
 
-def _as_generation(value: object) -> RuntimeGenerationId:
-    if isinstance(value, RuntimeGenerationId):
-        return value
-    if isinstance(value, str):
-        return RuntimeGenerationId(value)
-    raise ValueError("invalid runtime generation id")
-
-
-def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
-    return MappingProxyType(dict(mapping))
-
-
 @dataclass(frozen=True, kw_only=True)
-class HostRuntime(ComposedToolSurface):
+class HostRuntime(plugin_api.ComposedToolSurface):
     """The Tool registry one app serves, with the trusted metadata behind each Tool.
 
     A composed surface (its registry, plugin inventory and metadata mappings) named by a
@@ -66,12 +49,12 @@ class HostRuntime(ComposedToolSurface):
             raise ValueError("invalid host runtime")
         object.__setattr__(self, "plugin_inventory", tuple(self.plugin_inventory))
         for name in ("origins", "effects", "consent", "bindings"):
-            object.__setattr__(self, name, _frozen(getattr(self, name)))
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
 
 def build_host_runtime(
-    contributions: Iterable[PluginContribution],
-    bindings: Iterable[PublicToolBinding],
+    contributions: Iterable[plugin_api.PluginContribution],
+    bindings: Iterable[plugin_api.PublicToolBinding],
     host_registration_factory: Callable[[Sequence[Mapping[str, Any]]], ToolRegistration],
     *,
     generation_factory: Callable[[], RuntimeGenerationId | str] = RuntimeGenerationId.new,
@@ -81,7 +64,11 @@ def build_host_runtime(
     ``generation_factory`` may return a :class:`RuntimeGenerationId` or its plain string
     value; a string is checked by the same rule.
     """
-    surface = compose_tool_surface(tuple(contributions), tuple(bindings), host_registration_factory)
-    generation = _as_generation(generation_factory())
+    surface = plugin_api.compose_tool_surface(
+        tuple(contributions), tuple(bindings), host_registration_factory
+    )
+    generation = generation_factory()
+    if not isinstance(generation, RuntimeGenerationId):  # a string, checked by the same rule
+        generation = RuntimeGenerationId(generation)
     parts = {part.name: getattr(surface, part.name) for part in dataclasses.fields(surface)}
     return HostRuntime(**parts, generation=generation)

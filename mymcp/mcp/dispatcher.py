@@ -67,12 +67,9 @@ class MCPDispatcher:
             "notifications/initialized": empty,
             "tools/list": Fixed(tools),
         }
-        self._modern_answers = {
-            modern.DISCOVER: Fixed(
-                modern.completed(modern.discover_result(note), ttl_ms=modern.DISCOVER_TTL_MS)
-            ),
-            "tools/list": Fixed(modern.completed(tools, ttl_ms=modern.TOOLS_LIST_TTL_MS)),
-        }
+        discover = modern.completed(modern.discover_result(note), ttl_ms=modern.DISCOVER_TTL_MS)
+        listed = modern.completed(tools, ttl_ms=modern.TOOLS_LIST_TTL_MS)
+        self._modern_answers = {modern.DISCOVER: Fixed(discover), "tools/list": Fixed(listed)}
 
     def answer(self, message: Any, era: Era, headers: HttpHeaders | None = None) -> Prepared:
         """The answer to ``message`` in ``era`` (None for a notification); ``headers`` are the

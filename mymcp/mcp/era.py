@@ -28,9 +28,8 @@ Deciding is pure and cheap: it reads three keys of the decoded message and one h
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from mymcp import settings
 
@@ -44,8 +43,7 @@ class Era(Enum):
     MODERN = "2026-07-28"
 
 
-@dataclass(frozen=True, slots=True)
-class HttpHeaders:
+class HttpHeaders(NamedTuple):
     """The request metadata headers of one HTTP POST, as sent (None: absent).
 
     ``repeated`` is set when any of them came more than once; such a request cannot be

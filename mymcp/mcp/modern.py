@@ -35,13 +35,8 @@ from typing import Any
 
 from mymcp import settings
 from mymcp.jsonvalue import JsonObject
-from mymcp.mcp import jsonrpc
-from mymcp.mcp.era import (
-    CLIENT_CAPABILITIES_KEY,
-    PROTOCOL_VERSION_KEY,
-    SERVER_INFO_KEY,
-    HttpHeaders,
-)
+from mymcp.mcp import era, jsonrpc
+from mymcp.mcp.era import HttpHeaders
 
 DISCOVER = "server/discover"
 TOOLS_CALL = "tools/call"
@@ -52,14 +47,8 @@ SUPPORTED_VERSIONS = (
 )
 # Handshake-era methods the 2026-07-28 revision removed.
 REMOVED_METHODS = frozenset(
-    {
-        "initialize",
-        "notifications/initialized",
-        "ping",
-        "logging/setLevel",
-        "resources/subscribe",
-        "resources/unsubscribe",
-    }
+    "initialize notifications/initialized ping logging/setLevel resources/subscribe "
+    "resources/unsubscribe".split()
 )
 CACHE_SCOPE = "public"
 TOOLS_LIST_TTL_MS = 5 * 60 * 1000
@@ -67,7 +56,7 @@ DISCOVER_TTL_MS = 60 * 60 * 1000
 
 ENVELOPE_MESSAGE = (
     "Invalid request envelope: params._meta needs a string "
-    f"{PROTOCOL_VERSION_KEY} and an object {CLIENT_CAPABILITIES_KEY}"
+    f"{era.PROTOCOL_VERSION_KEY} and an object {era.CLIENT_CAPABILITIES_KEY}"
 )
 UNSUPPORTED_MESSAGE = "Unsupported protocol version"
 _REPEATED = "Header mismatch: a request metadata header was sent more than once"
@@ -173,7 +162,8 @@ def completed(result: Any, *, ttl_ms: int | None = None) -> dict[str, Any]:
         fields["ttlMs"] = ttl_ms
         fields["cacheScope"] = CACHE_SCOPE
     meta = result.get("_meta")
-    fields["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_KEY: server_info()}
+    meta = meta if isinstance(meta, dict) else {}
+    fields["_meta"] = {**meta, era.SERVER_INFO_KEY: server_info()}
     return fields
 
 
@@ -191,7 +181,7 @@ def _envelope_version(params: Any) -> str | None:
     meta = params.get("_meta") if isinstance(params, dict) else None
     if not isinstance(meta, dict):
         return None
-    version = meta.get(PROTOCOL_VERSION_KEY)
-    if not isinstance(version, str) or not isinstance(meta.get(CLIENT_CAPABILITIES_KEY), dict):
+    version = meta.get(era.PROTOCOL_VERSION_KEY)
+    if not isinstance(version, str) or not isinstance(meta.get(era.CLIENT_CAPABILITIES_KEY), dict):
         return None
     return version

@@ -41,6 +41,7 @@ _KNOWN_REVISIONS = frozenset(
 )
 
 _logger = logging.getLogger("mcp")
+_RESPONSE_LINE = "response id=%s method=%s outcome=%s duration_ms=%d"
 
 # The bytes to send (empty: nothing, for a notification) and the HTTP status.
 Answer = tuple[bytes, int]
@@ -104,6 +105,15 @@ class Session:
         return (body, errors.http_status(era, response)) if response is not None else _ACCEPTED
 
 
+def decoded(body: bytes) -> Any:
+    """The message a transport read (an HTTP body, a stdio line), or ``errors.PARSE`` when it
+    is not strict JSON."""
+    try:
+        return jsonrpc.decode_body(body)
+    except jsonrpc.ParseError:
+        return errors.PARSE
+
+
 def refusal(row: errors.ProtocolError, era: Era) -> Answer:
     """A refusal made before dispatch: a null id and the row's code, message and status."""
     body = encoding.encode(jsonrpc.error(None, row.code, row.message))
@@ -124,8 +134,7 @@ class Incoming(NamedTuple):
 def received(message: Any) -> Incoming:
     """Log the ``request`` line of a request (not of a notification) and start its clock."""
     is_object = isinstance(message, dict)
-    request_id = message.get("id") if is_object else None
-    method = message.get("method") if is_object else None
+    request_id, method = (message.get("id"), message.get("method")) if is_object else (None, None)
     if (not is_object or "id" in message) and _logger.isEnabledFor(logging.INFO):
         shown = jsonrpc.log_value
         _logger.info("request id=%s method=%s", shown(request_id), shown(method))
@@ -137,17 +146,10 @@ def _log_outcome(incoming: Incoming, response: JsonObject | None) -> None:
     level = logging.DEBUG if response is None else logging.WARNING if failed else logging.INFO
     if not _logger.isEnabledFor(level):
         return
-    duration_ms = round((time.perf_counter() - incoming.started) * 1000)
-    shown = jsonrpc.log_value
+    ms = round((time.perf_counter() - incoming.started) * 1000)
+    request_id, method = jsonrpc.log_value(incoming.request_id), jsonrpc.log_value(incoming.method)
     if response is None:
-        _logger.debug("notification method=%s duration_ms=%d", shown(incoming.method), duration_ms)
+        _logger.debug("notification method=%s duration_ms=%d", method, ms)
         return
     outcome = f"error code={response['error']['code']}" if failed else "ok"
-    _logger.log(
-        level,
-        "response id=%s method=%s outcome=%s duration_ms=%d",
-        shown(incoming.request_id),
-        shown(incoming.method),
-        outcome,
-        duration_ms,
-    )
+    _logger.log(level, _RESPONSE_LINE, request_id, method, outcome, ms)

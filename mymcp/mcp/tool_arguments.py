@@ -33,17 +33,11 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _is_integral(value: Any) -> bool:
-    # float(int) overflows past ~1e308, so integers are integral without conversion.
-    if isinstance(value, float):
-        return value.is_integer()
-    return _is_number(value)
-
-
 _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "null": lambda value: value is None,
     "boolean": lambda value: isinstance(value, bool),
-    "integer": _is_integral,
+    # float(int) overflows past ~1e308, so integers are integral without conversion.
+    "integer": lambda value: value.is_integer() if isinstance(value, float) else _is_number(value),
     "number": _is_number,
     "string": lambda value: isinstance(value, str),
     "array": lambda value: isinstance(value, list),
@@ -121,7 +115,8 @@ def _applicable(branch: JsonObject, container: JsonObject) -> bool:
         if name not in container:
             continue
         pinned = _pinned_value(member_schema)
-        if pinned and not _same_json_value(container[name], pinned[0]):
+        member = container[name]
+        if pinned and (_json_type(member) != _json_type(pinned[0]) or member != pinned[0]):
             return False
     return True
 
@@ -157,12 +152,9 @@ def _permits(schema: Any, value: Any) -> bool:
     if not isinstance(schema, dict):
         return True
     declared = schema.get("type")
-    if isinstance(declared, str) and not _matches_type(declared, value):
+    names = [declared] if isinstance(declared, str) else declared
+    if isinstance(names, list) and not any(_matches_type(name, value) for name in names):
         return False
-    if isinstance(declared, list):
-        names = [entry for entry in declared if isinstance(entry, str)]
-        if not any(_matches_type(entry, value) for entry in names):
-            return False
     if "const" in schema and _json_type(schema["const"]) != _json_type(value):
         return False
     for keyword in ("oneOf", "anyOf"):
@@ -174,16 +166,12 @@ def _permits(schema: Any, value: Any) -> bool:
     return True
 
 
-def _matches_type(name: str, value: Any) -> bool:
-    check = _TYPE_CHECKS.get(name)
-    return bool(check(value)) if check is not None else False
+def _matches_type(name: Any, value: Any) -> bool:
+    check = _TYPE_CHECKS.get(name) if isinstance(name, str) else None
+    return check is not None and check(value)
 
 
 def _json_type(value: Any) -> str:
     """The JSON type of a decoded value, integers and fractions alike being ``number``."""
     matches = (name for name, check in _TYPE_CHECKS.items() if name != "integer" and check(value))
     return next(matches, "other")
-
-
-def _same_json_value(value: Any, const: Any) -> bool:
-    return _json_type(value) == _json_type(const) and bool(value == const)

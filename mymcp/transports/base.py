@@ -1,7 +1,7 @@
 """What every transport does, and the pool of worker threads they are handed.
 
 A transport only moves bytes. It reads one message (an HTTP body, a stdio line), decodes it
-with ``jsonrpc.decode_body`` and hands it to its :class:`~mymcp.mcp.session.Session` with what
+with ``session.decoded`` and hands it to its :class:`~mymcp.mcp.session.Session` with what
 it knows of the request (the metadata headers over HTTP, nothing over stdio). The session
 answers with an ``Answer`` (bytes and HTTP status) or, for a Tool call, a
 :class:`~mymcp.mcp.session.Work` whose ``run`` gives the answer: the transport runs that on

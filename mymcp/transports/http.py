@@ -43,11 +43,10 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mymcp import access_token, jsonvalue, settings
-from mymcp.jsonvalue import JsonObject
-from mymcp.mcp import errors, jsonrpc
+from mymcp.mcp import errors
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import Era, HttpHeaders
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, refusal
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, decoded, refusal
 from mymcp.transports.base import Workers, shared_workers
 
 PATH = "/mcp"
@@ -95,13 +94,8 @@ class _PageHost:
     """What the app lends a plugin's page (``plugin_api.PageHost``): its Tools, the token."""
 
     def __init__(self, runtime: RuntimeLike) -> None:
-        self._registry = runtime.registry
-
-    def serves(self, tool: str) -> bool:
-        return tool in self._registry
-
-    def call_tool(self, tool: str, arguments: JsonObject) -> JsonObject | None:
-        return self._registry.call_tool(tool, arguments)
+        self.serves = runtime.registry.__contains__
+        self.call_tool = runtime.registry.call_tool
 
     def is_access_token(self, presented: str) -> bool:
         try:
@@ -127,8 +121,7 @@ class _McpApp(FastAPI):
             if scope["type"] != "http":
                 return await stack(scope, receive, send)
             headers = read_headers(scope["headers"])
-            refused = security.refusal(headers, scope)
-            if refused is not None:
+            if (refused := security.refusal(headers, scope)) is not None:
                 await _send(send, *refused)
             elif scope["path"] == PATH and scope["method"] == "POST" and not scope.get("root_path"):
                 await endpoint.serve(headers, receive, send)
@@ -184,7 +177,7 @@ class RequestHeaders(NamedTuple):
 
 
 # Where each header read goes: Host, Origin, Authorization, the length, then the metadata
-# headers in the order HttpHeaders holds them.
+# headers in the order HttpHeaders holds them. ASGI servers give header names in lower case.
 _WANTED = {
     name: slot
     for slot, name in enumerate(
@@ -197,22 +190,24 @@ _NONE = RequestHeaders()
 
 def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> RequestHeaders:
     """The headers the app reads, from one pass over the raw ones."""
-    found: dict[int, list[bytes]] = {}
+    found: dict[int, tuple[bytes, ...]] = {}
     for key, value in raw:
-        slot = _WANTED.get(key.lower())
+        slot = _WANTED.get(key)
         if slot is not None:
-            found.setdefault(slot, []).append(value)
+            found[slot] = found[slot] + (value,) if slot in found else (value,)
     if not found:
         return _NONE
-    host, origin, authorization, length, *sent = (found.get(slot, []) for slot in range(7))
-    version, method, name = (values[0].decode("latin-1") if values else None for values in sent)
-    repeated = any(len(values) > 1 for values in sent)
+    host, origin, authorization, length, *sent = map(found.get, range(7))
+    metadata = _NONE.metadata
+    if any(sent):
+        version, method, name = [values[0].decode("latin-1") if values else None for values in sent]
+        metadata = HttpHeaders(version, method, name, any(v and len(v) > 1 for v in sent))
     return RequestHeaders(
         host[-1].decode("latin-1") if host else None,
         origin[-1].decode("latin-1") if origin else None,
         (authorization[0] if len(authorization) == 1 else _AMBIGUOUS) if authorization else None,
         length[0] if length else None,
-        HttpHeaders(version, method, name, repeated) if any(sent) else _NONE.metadata,
+        metadata,
     )
 
 
@@ -267,10 +262,7 @@ async def _read_message(receive: Receive, declared: bytes | None) -> Any:
         if size > MAX_MESSAGE_BYTES:
             return errors.TOO_LARGE
         more = message.get("more_body", False)
-    try:
-        return jsonrpc.decode_body(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-    except jsonrpc.ParseError:
-        return errors.PARSE
+    return decoded(chunks[0] if len(chunks) == 1 else b"".join(chunks))
 
 
 # --- Host, Origin and the token --------------------------------------------------------------

@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
-from mymcp.mcp import errors, jsonrpc
+from mymcp.mcp import errors
 from mymcp.mcp.dispatcher import RuntimeLike
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Session, Work
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Session, Work, decoded
 from mymcp.transports.base import DISPATCH_WORKERS, Workers, shared_workers
 
 __all__ = ["DISPATCH_WORKERS", "MAX_PENDING", "serve"]
@@ -76,13 +76,9 @@ class _Server:
                 self._slots.acquire()
 
     def _receive(self, line: bytes | None) -> None:
-        if line is None:
-            self._write(self._session.unreadable(errors.LINE_TOO_LARGE, None)[0])
-            return
-        try:
-            message = jsonrpc.decode_body(line)
-        except jsonrpc.ParseError:
-            self._write(self._session.unreadable(errors.PARSE, None)[0])
+        message = errors.LINE_TOO_LARGE if line is None else decoded(line)
+        if isinstance(message, errors.ProtocolError):
+            self._write(self._session.unreadable(message, None)[0])
             return
         if (
             isinstance(message, dict)

@@ -17,7 +17,7 @@ import importlib
 import threading
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mymcp.plugin_api import (
     ActivatedTool,
@@ -30,6 +30,7 @@ from mymcp.plugin_api import (
     HostApiRange,
     HostApiVersion,
     ObjectSchemaNode,
+    PageRoutes,
     PluginContribution,
     PluginDefinition,
     PluginId,
@@ -37,6 +38,7 @@ from mymcp.plugin_api import (
     QualifiedCapabilityId,
     ToolRegistration,
 )
+from mymcp.plugin_api.setup import CommandHost, Finding
 from mymcp.plugins.mnemosyne.configuration import gates, memory_root
 from mymcp.plugins.mnemosyne.configuration.gates import MutationSettings
 from mymcp.plugins.mnemosyne.tools import inspect, lifecycle, listing, recall, remember, revise
@@ -252,3 +254,33 @@ def build_mnemosyne_registrations(
     """The gate-selected Tools as plain registrations, named by their capability ids."""
     contribution = build_mnemosyne_contribution(settings, store=store)
     return tuple(ToolRegistration(tool.tool, tool.handler) for tool in contribution.tools)
+
+
+# --- what the host's entry points use besides the Tools (mymcp.host.bootstrap names them) ---
+
+
+def check_setup() -> None:
+    """Refuse to serve a memory root that exists but is not a usable directory; reads only."""
+    memory_root.check_memory_root()
+
+
+def add_commands(commands: Any, host: CommandHost) -> None:
+    """The plugin's own commands of ``mymcp`` (``notebook``, ``export``, ``import``,
+    ``explain``), with what the host lends them."""
+    from mymcp.plugins.mnemosyne import commands as own
+
+    own.add_commands(commands, host)
+
+
+def pages() -> list[PageRoutes]:
+    """The plugin's own pages the production app serves beside ``/mcp`` (the notebook)."""
+    from mymcp.plugins.mnemosyne.notebook import page_router
+
+    return [page_router]
+
+
+def findings() -> list[Finding]:
+    """The plugin's findings about the operator's setup, ``(level, text)`` each; reads only."""
+    from mymcp.plugins.mnemosyne import doctor
+
+    return doctor.findings()
