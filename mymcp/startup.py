@@ -77,8 +77,6 @@ def configure_logging() -> None:
     """
     owned = not logging.getLogger().handlers
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
-    if owned:
-        logging.getLogger().handlers[0].setFormatter(_LineFormatter(LOG_FORMAT))
     for name in ("mcp", "mymcp"):
         logging.getLogger(name).setLevel(logging.INFO)
     for handler in logging.getLogger(_ACCESS_LOGGER).handlers:
@@ -86,6 +84,7 @@ def configure_logging() -> None:
             handler.setStream(sys.stderr)  # type: ignore[attr-defined]  # a StreamHandler
     if not owned:
         return
+    logging.getLogger().handlers[0].setFormatter(_LineFormatter(LOG_FORMAT))
     writer = _process_writer()
     for name in ("", *_UVICORN_LOGGERS):
         logger = logging.getLogger(name)
@@ -123,13 +122,9 @@ class _Writer(QueueListener):
         self._lines: list[str] = []
         self._stream: logging.StreamHandler[TextIO] | None = None
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="mymcp-log", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
+    def _monitor(self) -> None:  # the listener's loop, on its thread (not in typeshed)
         batch_scheduling()
-        self._monitor()  # type: ignore[attr-defined]  # the listener's loop (not in typeshed)
+        super()._monitor()  # type: ignore[misc]
 
     def dequeue(self, block: bool) -> Any:
         try:
@@ -185,8 +180,7 @@ class _Writer(QueueListener):
             thread.join(STOP_TIMEOUT_SECONDS)
         self._thread = None
         while not self.items.empty():
-            item = self.items.get_nowait()
-            if item is not None:  # QueueListener's sentinel
+            if (item := self.items.get_nowait()) is not None:  # None: QueueListener's sentinel
                 self.handle(item)
         self._write()
 
@@ -242,8 +236,7 @@ class _LineFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         if record.exc_info or record.exc_text or record.stack_info:
             return super().format(record)
-        record.message = record.getMessage()
-        return f"{record.levelname}:{record.name}:{record.message}"
+        return f"{record.levelname}:{record.name}:{record.getMessage()}"
 
 
 _writer: _Writer | None = None
