@@ -343,24 +343,31 @@ def _add_neighbours(
     content: list[tuple[int, str]],
     targets: dict[tuple[tuple[str, ...], tuple[int, ...]], float],
 ) -> None:
-    """Each query word's neighbours by use, with a strength growing with their cosine;
-    words WordNet counts as very common give none and are none."""
-    if _neighbours is None:
-        return
+    """Each query word's neighbours by use that may be targets (see _neighbour_targets)."""
     for position, key in content:
-        if _common_key(table, key):
-            continue
-        for other, cosine in _neighbours.of(key):
-            if cosine <= USE_FLOOR:
-                break  # closest first: the rest are further still
-            if _common_key(table, other) or other in _function_keys():
-                continue
-            if _spelled_alike(key, other) or _sibling_keys(table, key, other):
-                continue
-            strength = USE * (cosine - USE_FLOOR) / (1 - USE_FLOOR)
+        for other, strength in _neighbour_targets(table, key):
             slot = ((other,), (position,))
             if strength > targets.get(slot, 0.0):
                 targets[slot] = strength
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _neighbour_targets(table: Table, key: str) -> tuple[tuple[str, float], ...]:
+    """The neighbours by use of ``key``, each with a strength growing with its cosine; words
+    WordNet counts as very common give none and are none, and function words, siblings and
+    spellings of ``key`` are none."""
+    if _neighbours is None or _common_key(table, key):
+        return ()
+    found = []
+    for other, cosine in _neighbours.of(key):
+        if cosine <= USE_FLOOR:
+            break  # closest first: the rest are further still
+        if _common_key(table, other) or other in _function_keys():
+            continue
+        if _spelled_alike(key, other) or _sibling_keys(table, key, other):
+            continue
+        found.append((other, USE * (cosine - USE_FLOOR) / (1 - USE_FLOOR)))
+    return tuple(found)
 
 
 def _common_key(table: Table, key: str) -> bool:

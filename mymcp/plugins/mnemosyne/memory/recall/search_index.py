@@ -26,7 +26,7 @@ from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from typing import Final, NamedTuple
 
 from mymcp.plugins.mnemosyne.memory.model.records import Record
@@ -67,6 +67,8 @@ _FEW: Final = 48
 # A tie of at most this many records is sorted; a larger one is read in path order.
 _SMALL_TIE: Final = 64
 _NONZERO: Final = re.compile(rb"[^\x00]")
+# Bytes 0 and 1 as the binary digits "0" and "1".
+_DIGITS: Final = bytes.maketrans(b"\x00\x01", b"01")
 # A canonical record's file name: the prefix, the hex digits of its ID, the suffix.
 _FILE_PREFIX: Final = "mem_"
 _ID_HEX: Final = 32
@@ -252,18 +254,7 @@ class SearchIndex:
             self._folders.append(words.folder_keys)
             self._folder_counts.update(words.folder_keys)
             stored.index_number = number
-            for tables, lists in ((self._tables[0], words.terms), (self._tables[1], words.keys)):
-                for table, listed in zip(tables, lists, strict=True):
-                    _list(table, listed, number)
-            for part in PARTS:
-                if words.derived[part]:
-                    self._derived[part].pending[_language_name(words.language)].append(number)
-                    self._map_keys(words.terms[part], words.language)
-            _list(self._tags, words.tags, number)
-            if words.namespace is not None:
-                self._namespaces.pending[words.namespace].append(number)
-            if words.name is not None:
-                self._named[words.name] = number
+            self._list_words(words, number)
             if len(self._live) <= number >> 3:
                 self._live.extend(bytes(max(64, len(self._live))))
             self._live[number >> 3] |= 1 << (number & 7)
@@ -276,6 +267,24 @@ class SearchIndex:
         """What makes a :class:`Part` of this index's kind out of records, to be called
         away from it (in another process: so it holds only what pickles by name)."""
         return partial(make_part, self._describe, self._key_of)
+
+    def _list_words(self, words: Words, number: int) -> None:
+        """List the words of record ``number`` (they wait in the tables' pending lists)."""
+        for tables, lists in ((self._tables[0], words.terms), (self._tables[1], words.keys)):
+            for table, listed in zip(tables, lists, strict=True):
+                if listed:
+                    _list(table, listed, number)
+        language = _language_name(words.language)
+        for part in PARTS:
+            if words.derived[part]:
+                self._derived[part].pending[language].append(number)
+                self._map_keys(words.terms[part], words.language)
+        if words.tags:
+            _list(self._tags, words.tags, number)
+        if words.namespace is not None:
+            self._namespaces.pending[words.namespace].append(number)
+        if words.name is not None:
+            self._named[words.name] = number
 
     def added_part(self, stored: Sequence[StoredRecord], part: Part) -> None:
         """Take in a part made of records that ``stored`` stands for here, item for item,
@@ -581,20 +590,36 @@ class Part(NamedTuple):
 def make_part(
     describe: Describe, key_of: KeyOf, records: Sequence[tuple[StoredRecord, Record]]
 ) -> Part:
-    """The part an index made with ``describe`` and ``key_of`` lists of ``records``."""
+    """The part an index made with ``describe`` and ``key_of`` lists of ``records``.
+
+    It lists the words as :meth:`SearchIndex.added` does, but keeps none of what only a
+    serving index needs (the records, which are served, their order) and counts
+    languages and folder names once at the end: a worker makes one for every record of
+    a large scope.
+    """
     index = SearchIndex(describe, key_of)
-    positions = []
+    positions: list[int] = []
+    languages: list[str | None] = []
+    folders: list[Collection[str]] = []
+    by_language = index._by_language.pending
     for position, (stored, record) in enumerate(records):
-        index.added(stored, record)
-        if stored.index_number >= 0:
-            positions.append(position)
-    index._flush()  # every table's pending numbers join its lists
+        words = describe(stored, record)
+        if words is None:
+            continue
+        number = len(positions)
+        positions.append(position)
+        languages.append(words.language)
+        by_language[_language_name(words.language)].append(number)
+        folders.append(words.folder_keys)
+        index._list_words(words, number)
+    for table in index._all_tables():
+        table.flush(len(positions))  # every table's pending numbers join its lists
     return Part(
         positions,
-        index._languages,
-        index._language_counts,
-        index._folders,
-        index._folder_counts,
+        languages,
+        Counter(languages),
+        folders,
+        Counter(chain.from_iterable(folders)),
         index._named,
         index._all_tables(),
         index._mapped,
@@ -685,7 +710,13 @@ def _bitmap_of(numbers: array | list[int], start: int = 0) -> int:  # type: igno
         for number in numbers[start:] if start else numbers:
             bits |= 1 << (number - low)
         return bits << low
-    digits = bytearray(b"0") * (top - low + 1)
-    # Digit ``top - n`` of the binary numeral is bit ``n - low``.
-    deque(map(digits.__setitem__, map(top.__sub__, numbers[start:]), repeat(49)), 0)
-    return int(digits, 2) << low
+    # A byte per record of the span, 1 for each number: reversed and read as binary
+    # digits, they are the bitmap (a plain loop stores a byte faster than any ``map``).
+    flags = bytearray(top - low + 1)
+    if low:
+        for number in numbers[start:] if start else numbers:
+            flags[number - low] = 1
+    else:
+        for number in numbers:
+            flags[number] = 1
+    return int(flags[::-1].translate(_DIGITS), 2) << low

@@ -282,11 +282,12 @@ def read_file_at(dir_fd: int, name: str) -> FileContent:
         fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         raise EntrySkipped(open_failure_reason(exc)) from exc
-    with closing_fd(fd):
-        try:
-            return _read_open_file(fd)
-        except OSError as exc:
-            raise EntrySkipped(UNREADABLE) from exc
+    try:  # not ``closing_fd``: this runs for every file a scan reads
+        return _read_open_file(fd)
+    except OSError as exc:
+        raise EntrySkipped(UNREADABLE) from exc
+    finally:
+        os.close(fd)
 
 
 def open_failure_reason(exc: OSError) -> str:

@@ -189,7 +189,7 @@ class StoredRecord:
     @classmethod
     def of(
         cls,
-        facts: Facts,
+        facts: FactFields,
         parts: tuple[str, ...],
         digest: bytes,
         origin: _Origin | None,
@@ -203,15 +203,16 @@ class StoredRecord:
         return stored
 
     def _fill(
-        self, facts: Facts, parts: tuple[str, ...], digest: bytes, origin: _Origin | None
+        self, facts: FactFields, parts: tuple[str, ...], digest: bytes, origin: _Origin | None
     ) -> None:
+        title, kind, state, legacy_id, duplicate = facts  # a Facts, or its fields
         self.parts = parts  # root-relative, e.g. ("project", "mnemosyne", "mem_….json")
         self._digest = digest  # SHA-256 of the file bytes
-        self.title = facts.title
-        self.kind = None if facts.kind is None else _KINDS[facts.kind]
-        self.state = None if facts.state is None else _STATES[facts.state]
-        self.legacy_id = facts.legacy_id
-        self.duplicate = facts.duplicate
+        self.title = title
+        self.kind = None if kind is None else _KINDS[kind]
+        self.state = None if state is None else _STATES[state]
+        self.legacy_id = legacy_id
+        self.duplicate = duplicate
         # The number a search index gave this record (recall's index; -1: none).
         self.index_number = -1
         self._derived: dict[str, object] | None = None
@@ -262,6 +263,10 @@ class StoredRecord:
         if self._derived is None:
             self._derived = {}
         return self._derived
+
+
+# Facts' fields as a plain tuple (as they travel from worker processes).
+FactFields: TypeAlias = tuple[str | None, str | None, str | None, str | None, int | None]
 
 
 class Facts(NamedTuple):
@@ -786,10 +791,11 @@ class Scanner:
         with _Directories(start_fd) as directories:
             for position, candidate in enumerate(candidates):
                 parts = start_parts + candidate.parts
-                outcome = _trusted_outcome(cache, candidate.identity, parts)
                 if bulk is not None and position in in_bulk:
                     settled = False
                     outcome = next(bulk)
+                else:
+                    outcome = _trusted_outcome(cache, candidate.identity, parts)
                 if outcome is None:
                     settled = False
                     outcome = self._read_candidate(cache, base, directories, candidate, parts)
@@ -887,21 +893,23 @@ class Scanner:
         outcomes: list[Outcome] = []
         valid: list[StoredRecord] = []
         with self._mutex:
-            for names, read in zip(job.files, result.reads, strict=True):
+            for names, (identity, digest, facts, reason, error) in zip(
+                job.files, result.reads, strict=True
+            ):
                 parts = job.start + names
                 outcome: Outcome
-                if read.facts is not None:
-                    assert read.identity is not None and read.digest is not None
-                    outcome = StoredRecord.of(read.facts, parts, read.digest, origin)
+                if facts is not None:
+                    assert identity is not None and digest is not None
+                    outcome = StoredRecord.of(facts, parts, digest, origin)
                     valid.append(outcome)
-                    entry = _entry(read.identity, read_ns, read.digest, outcome)
+                    entry = _entry(identity, read_ns, digest, outcome)
                 else:
-                    outcome = read.reason
-                    if read.error is not None:
-                        outcome = FailedRead(faults.fault_of(read.error, parts[:-1]))
+                    outcome = reason
+                    if error is not None:
+                        outcome = FailedRead(faults.fault_of(error, parts[:-1]))
                     entry = None
-                    if read.identity is not None:
-                        entry = _entry(read.identity, read_ns, read.digest, read.reason)
+                    if identity is not None:
+                        entry = _entry(identity, read_ns, digest, reason)
                 cache.put(parts, entry)
                 outcomes.append(outcome)
             self._tell(cache, job.base, valid, result.part)
@@ -1378,8 +1386,8 @@ def _read_identities(
     same file's, unless it changed since: then the next walk reads it again)."""
     entries = cache.entries
     return [
-        candidate._replace(identity=_unpacked(entries.get(start_parts + candidate.parts)))
-        for candidate in candidates
+        discovery.Candidate(parts, _unpacked(entries.get(start_parts + parts)))
+        for parts, _ in candidates
     ]
 
 
@@ -1492,16 +1500,14 @@ class _RunJob(NamedTuple):
     make_part: Callable[[Sequence[tuple[StoredRecord, Record]]], Any] | None
 
 
-class _FileRead(NamedTuple):
-    """What a worker read of one file: the facts of a valid record, or the reason the file
-    is skipped (with the filesystem's error, for a failed read), and the identity and
-    digest that make the outcome reusable, when there are."""
-
-    identity: files.Identity | None
-    digest: bytes | None
-    facts: Facts | None
-    reason: str
-    error: OSError | None = None
+# What a worker read of one file: the identity and digest that make the outcome reusable,
+# when there are; the facts of a valid record (Facts' fields) or None; the reason the file
+# is skipped ("" for a valid record); the filesystem's error, for a failed read. A plain
+# tuple, as are the facts in it: named ones pickle and unpickle through Python code, and
+# there is one per file.
+_FileRead: TypeAlias = tuple[
+    files.Identity | None, bytes | None, FactFields | None, str, OSError | None
+]
 
 
 class _RunRead(NamedTuple):
@@ -1515,7 +1521,20 @@ class _Moved(Exception):
 
 def _read_run(job: _RunJob) -> _RunRead:
     """Read a run of files in a worker process as the scanner reads each (the root followed,
-    no link followed below it), and make the follower's part of its valid records."""
+    no link followed below it), and make the follower's part of its valid records.
+
+    The cyclic garbage collector waits meanwhile: a run makes a great many containers
+    that die young, and its passes over them cost about a tenth of the run."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_read(job)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_read(job: _RunJob) -> _RunRead:
     root_fd = files.open_directory(job.base, follow=True)
     with files.closing_fd(root_fd):
         start_fd = files.open_beneath(root_fd, job.start)
@@ -1530,8 +1549,9 @@ def _read_run(job: _RunJob) -> _RunRead:
             read, record = _read_one(directories, parts, names)
             reads.append(read)
             if record is not None:
-                assert read.facts is not None and read.digest is not None
-                stored = StoredRecord.of(read.facts, parts, read.digest, None, record)
+                _, digest, facts, _, _ = read
+                assert facts is not None and digest is not None
+                stored = StoredRecord.of(facts, parts, digest, None, record)
                 records.append((stored, record))
     part = job.make_part(records) if job.make_part is not None and records else None
     return _RunRead(reads, part)
@@ -1546,17 +1566,17 @@ def _read_one(
         dir_fd = directories.open(names[:-1])
     except OSError as exc:
         reason = files.open_failure_reason(exc)
-        return _FileRead(None, None, None, reason, _failure(reason, exc)), None
+        return (None, None, None, reason, _failure(reason, exc)), None
     try:
         content = files.read_file_at(dir_fd, names[-1])
     except files.EntrySkipped as skipped:
         error = _failure(skipped.reason, skipped.__cause__)
-        return _FileRead(skipped.identity, None, None, skipped.reason, error), None
+        return (skipped.identity, None, None, skipped.reason, error), None
     digest = hashlib.sha256(content.data).digest()
     checked = _checked(content.data, parts)
     if isinstance(checked, str):
-        return _FileRead(content.identity, digest, None, checked), None
-    return _FileRead(content.identity, digest, facts_of(checked), ""), checked
+        return (content.identity, digest, None, checked, None), None
+    return (content.identity, digest, (*facts_of(checked),), "", None), checked
 
 
 def _failure(reason: str, cause: BaseException | None) -> OSError | None:
