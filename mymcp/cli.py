@@ -96,9 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     from mymcp.host.bootstrap import add_plugin_commands
 
     parser = argparse.ArgumentParser(prog="mymcp", description=_DESCRIPTION, epilog=_EPILOG)
-    parser.add_argument(
-        "--version", action="version", version=f"{settings.SERVER_NAME} {settings.SERVER_VERSION}"
-    )
+    version = f"{settings.SERVER_NAME} {settings.SERVER_VERSION}"
+    parser.add_argument("--version", action="version", version=version)
     commands = parser.add_subparsers(
         dest="command", title="commands", metavar="COMMAND", required=True
     )

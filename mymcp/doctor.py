@@ -102,8 +102,7 @@ def _port_finding(host: str, port: int) -> Finding:
     where = f"port {port} on {host}"
     if port_is_free(host, port):
         return (OK, f"{where} is free for mymcp serve")
-    running = _mymcp_version_at(host, port)
-    if running is not None:
+    if (running := _mymcp_version_at(host, port)) is not None:
         return (OK, f"{where} is in use by a running MyMCP {running}")
     return (WARN, f"{where} is in use by another program: choose another with --port")
 

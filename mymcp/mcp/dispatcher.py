@@ -133,7 +133,7 @@ class MCPDispatcher:
         def run() -> JsonObject:
             result = self._registry.call_tool(name, arguments)
             result = encoding.tool_result(result, structured=structured)
-            return jsonrpc.result(request_id, modern.completed(result) if completed else result)
+            return jsonrpc.result(request_id, _completed(result) if completed else result)
 
         return run
 
@@ -158,6 +158,15 @@ def _initialize_result(version: str, instructions: str) -> dict[str, Any]:
     if instructions and version >= INSTRUCTIONS_SINCE:
         result["instructions"] = instructions
     return result
+
+
+def _completed(result: Any) -> Any:
+    """A Tool's result at 2026-07-28; a fixed result (``list_tools``) is completed once."""
+    if type(result) is not Fixed:
+        return modern.completed(result)
+    if result.completed is None:
+        result.completed = Fixed(modern.completed(result))
+    return result.completed
 
 
 def _named(prefix: str, value: Any) -> str:

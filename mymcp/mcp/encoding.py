@@ -31,13 +31,15 @@ class Fixed(dict[str, Any]):
     """A result that every request gets unchanged, with its JSON encoded once.
 
     ``encoded`` is its compact JSON as raw UTF-8, or None when it cannot be encoded that way;
-    such a result then fails per request, as encoding it would.
+    such a result then fails per request, as encoding it would. ``completed`` is the same
+    result with the fields of 2026-07-28 (``modern.completed``), once a call has needed it.
     """
 
-    __slots__ = ("encoded",)
+    __slots__ = ("completed", "encoded")
 
     def __init__(self, value: Mapping[str, Any]) -> None:
         super().__init__(value)
+        self.completed: Fixed | None = None  # as a 2026-07-28 result, made on first use
         try:
             self.encoded: bytes | None = jsonvalue.encode(self, ensure_ascii=False).encode()
         except (TypeError, ValueError, RecursionError, UnicodeEncodeError):

@@ -46,14 +46,12 @@ from mymcp import access_token, jsonvalue, settings
 from mymcp.mcp import errors
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.era import Era, HttpHeaders
-from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, decoded, refusal
+from mymcp.mcp.session import MAX_MESSAGE_BYTES, Answer, Session, Work, decoded, refusal
 from mymcp.transports.base import Workers, shared_workers
 
 PATH = "/mcp"
 ALLOWED_HOSTS_VARIABLE = "MYMCP_ALLOWED_HOSTS"
 ALLOWED_ORIGINS_VARIABLE = "MYMCP_ALLOWED_ORIGINS"
-# A plugin's page (``plugin_api.PageRoutes``): its router, made from what the app lends it.
-RouterFactory = Callable[[Any], APIRouter]
 
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _MAX_AUTHORIZATION_BYTES = 512  # longer than any token file may hold, with the scheme
@@ -70,12 +68,13 @@ def create_app(
     runtime: RuntimeLike,
     *,
     security: HttpSecurity | None = None,
-    routers: Iterable[RouterFactory] = (),
+    routers: Iterable[Callable[[Any], APIRouter]] = (),
     workers: Workers | None = None,
 ) -> FastAPI:
-    """An app serving ``runtime``, and the router each of ``routers`` (plugins' pages) makes
-    from what the app lends it; apps built from different runtimes share nothing but the
-    process's worker threads, unless handed ``workers`` of their own."""
+    """An app serving ``runtime``, and the router each of ``routers`` (plugins' pages, each a
+    ``plugin_api.PageRoutes``) makes from what the app lends it; apps built from different
+    runtimes share nothing but the process's worker threads, unless handed ``workers`` of
+    their own."""
     endpoint = McpEndpoint(runtime, workers or shared_workers())
     # FastAPI's documentation pages are off, and so is its OpenTelemetry on the versions
     # that have it: a local memory server reports nothing, and checking cost every request.
@@ -218,30 +217,26 @@ class McpEndpoint:
     """The ASGI app of ``POST /mcp`` for one runtime."""
 
     def __init__(self, runtime: RuntimeLike, workers: Workers) -> None:
-        self.session = Session(runtime)
-        self._workers = workers
+        self.session, self._workers = Session(runtime), workers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Served through the router (a ``root_path`` deployment): the headers once more."""
         await self.serve(read_headers(scope["headers"]), receive, send)
 
     async def serve(self, headers: RequestHeaders, receive: Receive, send: Send) -> None:
-        body, status = await self._answer(headers, receive)
-        # Starlette's headers: the length, and the JSON type when there is a body.
-        await _send(send, status, body, [_length(body), _JSON] if body else [_length(body)])
-
-    async def _answer(self, headers: RequestHeaders, receive: Receive) -> Answer:
         message = await _read_message(receive, headers.length)
         if isinstance(message, errors.ProtocolError):
-            return self.session.unreadable(message, headers.metadata)
-        handled = self.session.handle(message, headers.metadata)
-        if isinstance(handled, tuple):
-            return handled
-        # A Tool call: on a worker thread, in a copy of the request's context (as Starlette's
-        # own hand-off does), while the loop serves other requests.
-        run = functools.partial(contextvars.copy_context().run, handled.run)
-        answer: Answer = await self._workers.run(asyncio.get_running_loop(), run)
-        return answer
+            handled: Answer | Work = self.session.unreadable(message, headers.metadata)
+        else:
+            handled = self.session.handle(message, headers.metadata)
+        if isinstance(handled, Work):
+            # A Tool call: on a worker thread, in a copy of the request's context (as
+            # Starlette's own hand-off does), while the loop serves other requests.
+            run = functools.partial(contextvars.copy_context().run, handled.run)
+            handled = await self._workers.run(asyncio.get_running_loop(), run)
+        body, status = cast(Answer, handled)
+        # Starlette's headers: the length, and the JSON type when there is a body.
+        await _send(send, status, body, [_length(body), _JSON] if body else [_length(body)])
 
 
 async def _read_message(receive: Receive, declared: bytes | None) -> Any:

@@ -26,9 +26,7 @@ from typing import Any, BinaryIO
 from mymcp.mcp import errors
 from mymcp.mcp.dispatcher import RuntimeLike
 from mymcp.mcp.session import MAX_MESSAGE_BYTES, Session, Work, decoded
-from mymcp.transports.base import DISPATCH_WORKERS, Workers, shared_workers
-
-__all__ = ["DISPATCH_WORKERS", "MAX_PENDING", "serve"]
+from mymcp.transports.base import Workers, shared_workers
 
 # Requests read but not yet answered; beyond this the reader waits for a free slot.
 MAX_PENDING = 256
@@ -56,8 +54,7 @@ class _Server:
         self._session = Session(runtime, remembers_initialize=True)
         self._workers = workers
         self._output = output
-        self._write_lock = threading.Lock()
-        self._lock = threading.Lock()
+        self._write_lock, self._lock = threading.Lock(), threading.Lock()
         # The calls handed to a worker and not finished: each one's request id, and a flag
         # set once the client cancels it. A free slot for each call not finished.
         self._pending: list[tuple[tuple[str, Any] | None, threading.Event]] = []

@@ -16,7 +16,7 @@ import pytest
 
 from mymcp.mcp import encoding
 from mymcp.mcp.session import MAX_MESSAGE_BYTES
-from mymcp.transports import stdio
+from mymcp.transports.base import DISPATCH_WORKERS
 from tests import modern
 from tests.synthetic_host import MARKER
 from tests.transports.stdio_session import TIMEOUT, Session
@@ -166,7 +166,7 @@ def test_a_cancelled_call_in_progress_gets_no_answer(session: Session) -> None:
 
 
 def test_a_cancelled_call_that_has_not_started_never_runs(session: Session) -> None:
-    busy = list(range(stdio.DISPATCH_WORKERS))
+    busy = list(range(DISPATCH_WORKERS))
     for request_id in busy:
         session.call("slow", request_id=request_id)
     session.call("echo", request_id="queued")
@@ -269,7 +269,7 @@ def test_the_log_lines_are_those_of_http_and_carry_no_payload(
 
 
 def test_stdio_answers_what_never_waits_while_every_worker_is_busy(session: Session) -> None:
-    busy = list(range(stdio.DISPATCH_WORKERS))
+    busy = list(range(DISPATCH_WORKERS))
     for request_id in busy:
         session.call("slow", request_id=request_id)
     assert session.gate.started.wait(TIMEOUT)
@@ -284,6 +284,6 @@ def test_stdio_answers_what_never_waits_while_every_worker_is_busy(session: Sess
     answered = [session.receive() for _ in range(5)]
 
     assert [answer["id"] for answer in answered] == ["ping", "list", "tool", "method", "discover"]
-    assert session.calls.names().count("slow") <= stdio.DISPATCH_WORKERS
+    assert session.calls.names().count("slow") <= DISPATCH_WORKERS
     session.gate.release.set()
     assert sorted(answer["id"] for answer in session.finish()) == busy
