@@ -302,8 +302,11 @@ def load() -> Table | None:
         with _load_lock:
             if _table is None and not _unavailable:
                 try:
-                    _table = Table(_read_table(TABLE_FILE))
+                    table = Table(_read_table(TABLE_FILE))
+                    # The neighbours first: a caller that sees the table (read without the
+                    # lock) must see them too, or its words would keep no neighbours.
                     _neighbours = Neighbours(_read_table(NEIGHBOURS_FILE))
+                    _table = table
                 except (OSError, ValueError):
                     _table = _neighbours = None
                     _unavailable = True

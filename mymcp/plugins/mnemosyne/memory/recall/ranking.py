@@ -241,7 +241,7 @@ def _meaning_hits(index: SearchIndex, query: str, mask: int, places: int) -> lis
     mask &= index.language(wording.ENGLISH)
     postings = _TextPostings(index, mask)
     kept = meaning.found(expansion, postings, frozenset(), postings.side_by_side)
-    kept.sort(key=lambda item: (-item.score, index.record(item.record).scope_path))
+    kept.sort(key=lambda item: (-item.score, *_tie_order(index.record(item.record))))
     hits = []
     for item in kept[:places]:
         stored = index.record(item.record)
@@ -251,6 +251,13 @@ def _meaning_hits(index: SearchIndex, query: str, mask: int, places: int) -> lis
         )
         hits.append(RecallHit(stored, item.score, (), (), (), tuple(pairs)))
     return hits
+
+
+def _tie_order(stored: StoredRecord) -> tuple[str, str]:
+    """How meaning hits of one score are ordered: by title, then by path below the scope.
+    Such ties are common (one word the query may mean, held by many memories), and a path
+    holds a random ID: by the title first, a notebook written again gives the same answer."""
+    return (stored.title or "", stored.scope_path)
 
 
 class _TextPostings:
