@@ -19,9 +19,13 @@ at 100,000 (``MNEMOSYNE_MEMORY_CANDIDATE_LIMIT``) and the remember gate on, and 
 work, with its own default limit): over one notebook of 1,000 records, a server of each
 answers recall, wider recall, list and inspect in alternating rounds, so that both see the
 same background load, and a second table shows each p50 and their ratio (1,000 records must
-be served no slower than before). Run it with ``python bench/scale.py [--sizes
-1000,10000,100000] [--against PATH]`` or ``python bench/run.py --only scale``. Seeding
-100,000 records takes about a minute and needs about 600 MB of disk.
+be served no slower than before). ``--cold`` measures the floor and the first recall with
+the notebook's files out of the page cache (each file written back and dropped with
+``posix_fadvise`` before the floor's one pass and again before the server starts; the
+directories stay cached): what a first recall after a reboot costs, against a floor read
+from the disk too. Run it with ``python bench/scale.py [--sizes 1000,10000,100000]
+[--against PATH] [--cold]`` or ``python bench/run.py --only scale``. Seeding 100,000 records
+takes about a minute and needs about 600 MB of disk.
 """
 
 from __future__ import annotations
@@ -96,10 +100,26 @@ class Figures:
     rss_mib: float
 
 
-def _floor_seconds(paths: Sequence[Path]) -> float:
-    """The median of a few plain read-and-parse passes over every file."""
+def _floor_seconds(paths: Sequence[Path], cold: bool) -> float:
+    """The median of a few plain read-and-parse passes over every file (one pass, from the
+    disk, when ``cold``)."""
+    if cold:
+        _evict(paths)
+        return timed(lambda: read_parse(paths)) / 1000
     rounds = 3 if len(paths) > 20_000 else 7
     return statistics.median(timed(lambda: read_parse(paths)) for _ in range(rounds)) / 1000
+
+
+def _evict(paths: Sequence[Path]) -> None:
+    """Drop the files' pages from the page cache (written back first, as only clean pages
+    can be dropped)."""
+    os.sync()
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
 
 
 def _server(root: Path, checkout: Path | None) -> Server:
@@ -160,13 +180,15 @@ def _remember_p50(client: McpHttp, root: Path) -> float:
     return statistics.median(samples)
 
 
-def measure_size(size: int, checkout: Path | None = None) -> Figures:
+def measure_size(size: int, checkout: Path | None = None, *, cold: bool = False) -> Figures:
     """Every figure of one size, with this checkout (or ``checkout``)."""
     with temporary_root() as root:
         seeded = seed_root(root, size)
         settle()
         disk_bytes = sum(os.stat(path).st_size for path in seeded.paths)
-        floor_s = _floor_seconds(seeded.paths)
+        floor_s = _floor_seconds(seeded.paths, cold)
+        if cold:
+            _evict(seeded.paths)
         started = time.perf_counter()
         with _server(root, checkout) as server, McpHttp(server, timeout=900.0) as client:
             first = client.call("memory_recall", {"query": FIRST_QUERY, "scope": SEED_SCOPE.value})
@@ -209,12 +231,13 @@ def _row(figures: Figures, base_recall: float | None, label: str = "") -> tuple[
     )
 
 
-def run(sizes: Sequence[int], against: Sequence[Path] = ()) -> None:
+def run(sizes: Sequence[int], against: Sequence[Path] = (), *, cold: bool = False) -> None:
     """Print the scale table (milliseconds unless said) for each size, and the comparison."""
-    measured = [measure_size(size) for size in sizes]
+    measured = [measure_size(size, cold=cold) for size in sizes]
     base = next((figures.recall_ms for figures in measured if figures.size == 1_000), None)
     rows = [_row(figures, base) for figures in measured]
-    title = f"a notebook past a thousand memories (candidate limit {LIMIT:,}; over HTTP)"
+    cache = "; files out of the page cache for the floor and the first recall" if cold else ""
+    title = f"a notebook past a thousand memories (candidate limit {LIMIT:,}; over HTTP{cache})"
     print_table(title, HEADER, rows)
     for checkout in against:
         compare_at_1000(checkout)
@@ -252,8 +275,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=_sizes, default=list(DEFAULT_SIZES))
     parser.add_argument("--against", type=Path, action="append", default=[])
+    parser.add_argument("--cold", action="store_true")
     args = parser.parse_args(argv)
-    run(args.sizes, [path.resolve() for path in args.against])
+    run(args.sizes, [path.resolve() for path in args.against], cold=args.cold)
     return 0
 
 
