@@ -131,6 +131,7 @@ def _scaled(bound: int, limit: int) -> int:
 # A file's stat identity, packed: (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns,
 # st_nlink) in 48 bytes instead of a tuple of six integers.
 _IDENTITY = struct.Struct("<QQqqqQ")
+_IDENTITY_LINKS = struct.Struct("<Q")  # its last field
 
 
 def _packed(identity: files.Identity) -> bytes:
@@ -727,11 +728,15 @@ class Scanner:
         found, skipped, outcomes, settled = self._load_all(
             cache, base, start_fd, start_parts, candidates, workers
         )
-        if workers is not None:
-            candidates = _read_identities(cache, start_parts, candidates)
         snapshot = _Snapshot(candidates, tuple(found), tuple(skipped), tuple(walked.skipped))
         # A file with a second hard link can be written through a directory nobody watches.
-        vouched = since is not None and walked.all_watched and not _shares_inodes(candidates)
+        # A walk for workers took no identities (so its snapshot is never settled, and is
+        # kept only vouched, without candidates): each read took its file's.
+        if workers is None:
+            shared = _shares_inodes(candidates)
+        else:
+            shared = _read_shares_inodes(cache, start_parts, candidates)
+        vouched = since is not None and walked.all_watched and not shared
         if vouched:
             folders = walked.folders(outcomes, depth)
             snapshot = dataclasses.replace(
@@ -1379,20 +1384,18 @@ def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int
     return tuple(chain)
 
 
-def _read_identities(
+def _read_shares_inodes(
     cache: _ScopeCache, start_parts: tuple[str, ...], candidates: list[discovery.Candidate]
-) -> list[discovery.Candidate]:
-    """The candidates of a walk that took no identities, with those their reads took (the
-    same file's, unless it changed since: then the next walk reads it again)."""
+) -> bool:
+    """Whether a file of a walk that took no identities has a second hard link, by the
+    identity its read took (kept packed in the cache: the link count is its last field)."""
     entries = cache.entries
-    return [
-        discovery.Candidate(parts, _unpacked(entries.get(start_parts + parts)))
-        for parts, _ in candidates
-    ]
-
-
-def _unpacked(entry: _Entry | None) -> files.Identity | None:
-    return None if entry is None else cast(files.Identity, _IDENTITY.unpack(entry.identity))
+    links = _IDENTITY.size - _IDENTITY_LINKS.size
+    for parts, _ in candidates:
+        entry = entries.get(start_parts + parts)
+        if entry is not None and _IDENTITY_LINKS.unpack_from(entry.identity, links)[0] > 1:
+            return True
+    return False
 
 
 def _shares_inodes(candidates: list[discovery.Candidate]) -> bool:
