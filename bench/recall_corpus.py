@@ -1151,3 +1151,52 @@ OTHER_WORDS: tuple[Question, ...] = (
     _q(DIFFERENT, "knowledge", "inkjet", "legacy-printer"),
 )
 QUESTIONS += OTHER_WORDS
+
+# Written for the meaning tier's fourth round, before it was tuned: absent questions of two
+# words, one of them close to a word of a memory of the scope (``flu vaccine`` beside a
+# tetanus booster, ``MongoDB schema`` beside PostgreSQL), the other met by nothing; none shares
+# a key with any memory of its scope. A weak link on half the question is the likeliest wrong
+# answer.
+HALF_MET: tuple[Question, ...] = (
+    _q(ABSENT, "self", "flu vaccine"),
+    _q(ABSENT, "self", "violin teacher"),
+    _q(ABSENT, "self", "van parking"),
+    _q(ABSENT, "self", "asthma inhaler"),
+    _q(ABSENT, "self", "French lessons"),
+    _q(ABSENT, "self", "eye drops"),
+    _q(ABSENT, "self", "PhD supervisor"),
+    _q(ABSENT, "self", "knee surgery"),
+    _q(ABSENT, "relationship", "aunt birthday"),
+    _q(ABSENT, "relationship", "orthodontist appointment"),
+    _q(ABSENT, "relationship", "boss wife"),
+    _q(ABSENT, "relationship", "downstairs tenants"),
+    _q(ABSENT, "relationship", "yoga instructor"),
+    _q(ABSENT, "relationship", "grandpa hospital"),
+    _q(ABSENT, "relationship", "dad phone number"),
+    _q(ABSENT, "preference", "espresso machine"),
+    _q(ABSENT, "preference", "champagne brand"),
+    _q(ABSENT, "preference", "herbal remedies"),
+    _q(ABSENT, "preference", "train carriage"),
+    _q(ABSENT, "preference", "meat dishes"),
+    _q(ABSENT, "preference", "rock concerts"),
+    _q(ABSENT, "preference", "tablet brand"),
+    _q(ABSENT, "preference", "armchair fabric"),
+    _q(ABSENT, "practice", "treadmill workout"),
+    _q(ABSENT, "practice", "cat feeding"),
+    _q(ABSENT, "practice", "tax receipts"),
+    _q(ABSENT, "practice", "photo archive"),
+    _q(ABSENT, "practice", "tennis club"),
+    _q(ABSENT, "project", "GitLab runners"),
+    _q(ABSENT, "project", "MongoDB schema"),
+    _q(ABSENT, "project", "bathroom plumbing"),
+    _q(ABSENT, "project", "Swift code"),
+    _q(ABSENT, "project", "video channel"),
+    _q(ABSENT, "knowledge", "croissant dough"),
+    _q(ABSENT, "knowledge", "chocolate mousse"),
+    _q(ABSENT, "knowledge", "Canada residency"),
+    _q(ABSENT, "knowledge", "USB cable"),
+    _q(ABSENT, "knowledge", "PGP signature"),
+    _q(ABSENT, "knowledge", "mercurial branches"),
+    _q(ABSENT, "knowledge", "VAT refund"),
+)
+QUESTIONS += HALF_MET

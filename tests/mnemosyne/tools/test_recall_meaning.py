@@ -94,6 +94,23 @@ def test_a_word_of_the_same_kind_is_not_the_thing_asked_for(
     assert recall(client, query).payload == {"status": "no_matches", "memories": []}
 
 
+@pytest.mark.parametrize(
+    ("content", "query"),
+    [
+        # a verb only one step below WordNet's top verbs (swim: travel)
+        ("We travel with one cabin bag.", "swimming"),
+        # a word the memory writes as a preposition (supervisor: overseer, whose key is over)
+        ("He prefers written updates over meetings.", "supervisor"),
+    ],
+)
+def test_a_loose_link_is_no_answer(
+    client: McpClient, memory_root: Path, content: str, query: str
+) -> None:
+    canonical(memory_root, 1, content)
+
+    assert recall(client, query).payload == {"status": "no_matches", "memories": []}
+
+
 def test_a_narrower_word_outranks_a_broader_one(client: McpClient, memory_root: Path) -> None:
     canonical(memory_root, 1, "Takes penicillin twice a day.")  # antibiotic: narrower
     canonical(memory_root, 2, "Takes a drug twice a day.")  # antibiotic: broader

@@ -22,7 +22,8 @@ may mean, each with a strength:
   other word means its own there (WordNet's tagged counts), so rare senses and words of
   many uses count little. A broader word counts only where both are likely
   (:data:`LEAST_BROADER`): what a thing shares with its kin (``cider``: ``drink``) says
-  little of the thing;
+  little of the thing; and a broader verb only below WordNet's top verbs
+  (:data:`LEAST_VERB_DEPTH`: ``swim`` does not lead to ``travel``);
 - a neighbour by use, :data:`USE` scaled by how far its cosine is above :data:`USE_FLOOR`,
   unless WordNet places the two words side by side under a common broader sense
   (:func:`siblings`: ``tea`` and ``coffee``, ``son`` and ``daughter``: near in use, but not
@@ -85,6 +86,10 @@ FAR: Final = 0.25
 # A broader sense's words count only where how likely the query word means its sense, times
 # how likely the other word means the broader one, reaches this.
 LEAST_BROADER: Final = 0.25
+# A broader verb sense counts only this many steps below a verb with nothing broader: the top
+# verbs (``travel``, ``move``, ``change``) say nothing of the verb asked for (``swim``).
+LEAST_VERB_DEPTH: Final = 2
+VERB: Final = 1  # the part of speech of a verb sense in the table's ``kinds``
 # Siblings (see :func:`siblings`): a common broader sense this many steps up at most, on
 # each side, at least this many steps below WordNet's top (``entity``, ``act``).
 SIBLING_STEPS: Final = 2
@@ -476,7 +481,8 @@ def _related_terms(table: Table, term: int) -> Iterator[tuple[int, float]]:
             continue
         yield from _strength(table, sense, SYNONYM, share, term)
         for broader in table.broader(sense):
-            yield from _strength(table, broader, NEAR, share, term, LEAST_BROADER)
+            if table.kinds[broader] != VERB or table.depth(broader) >= LEAST_VERB_DEPTH:
+                yield from _strength(table, broader, NEAR, share, term, LEAST_BROADER)
         for linked in table.related(sense):
             yield from _strength(table, linked, NEAR, share, term)
         narrower = table.narrower(sense)
@@ -583,20 +589,21 @@ def _holding(
 
 
 # Words that carry no meaning of their own here, besides recall's stop words: left out as
-# query words and as targets (``manager``: ``over``, ``numbers``: ``no``).
+# query words and as targets (``supervisor``: ``over``, the key of "overseer", which a memory
+# writes as a preposition; ``numbers``: ``no``).
 FUNCTION_WORDS: Final = frozenset(
-    """about after again against all also although am among an another any anybody anyone
-    anything anyway anywhere as at be became because become been before being besides between
-    both but by can cannot could did do does doing done during each either else even ever
-    every everybody everyone everything everywhere few for from had has have having he her
-    hers herself him himself his how however if in into is it its itself just may me might
-    mine more most much must my myself neither no nobody none nor not nothing now nowhere of
-    on onto or ours ourselves per perhaps quite rather shall she should since so some
-    somebody someone something sometimes somewhere such than that the their theirs them
-    themselves then there these they this those though thus till to too toward towards
-    unless until upon us very via was we were what whatever when whenever where wherever
-    whether which while who whoever whom whose why will with within without would yet you
-    your yours yourself yourselves""".split()
+    """about above across after again against all along also although am among an another any
+    anybody anyone anything anyway anywhere around as at away be became because become been
+    before behind being below besides between beyond both but by can cannot could did do does
+    doing done down during each either else even ever every everybody everyone everything
+    everywhere few for from had has have having he her hers herself him himself his how however
+    if in into is it its itself just may me might mine more most much must my myself neither no
+    nobody none nor not nothing now nowhere of off on onto or ours ourselves out over past per
+    perhaps quite rather shall she should since so some somebody someone something sometimes
+    somewhere such than that the their theirs them themselves then there these they this those
+    though through throughout thus till to too toward towards under unless until up upon us very
+    via was we were what whatever when whenever where wherever whether which while who whoever
+    whom whose why will with within without would yet you your yours yourself yourselves""".split()
 )
 
 
