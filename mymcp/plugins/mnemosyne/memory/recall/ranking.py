@@ -582,14 +582,14 @@ def _text_words(text: str, language: str | None) -> tuple[set[str], set[str], bo
     """
     if not text.isascii():
         return {sys.intern(term) for term in terms(text)}, wording.text_keys(text, language), False
-    pieces = set(text.lower().split())
-    beyond = set(filterfalse(str.isalnum, pieces))  # pieces of more than one word
-    found = pieces - beyond  # a piece of letters and digits is one word
+    found = set(text.lower().split())  # the pieces, each a word if letters and digits
+    beyond = set(filterfalse(str.isalnum, found))  # pieces of more than one word
+    keyed = beyond | (found & _SINGLES)  # the pieces that may give keys of their own
     if beyond:
+        found -= beyond
         found.update(" ".join(beyond).translate(_SEPARATORS).split())
     found -= _NOT_TERMS
-    beyond |= pieces & _SINGLES
-    keys: set[str] = set().union(*map(wording.extra_keys_of(language).__getitem__, beyond))
+    keys: set[str] = set().union(*map(wording.extra_keys_of(language).__getitem__, keyed))
     return found, keys, True
 
 
