@@ -10,7 +10,7 @@ import pytest
 from tests.docs.markdown import ROOT
 
 STORAGE_ROOM = ROOT / "mymcp" / "plugins" / "mnemosyne" / "memory" / "storage"
-STORAGE = ("store", "scan", "discovery", "watch", "writes", "files")
+STORAGE = tuple(sorted(path.stem for path in STORAGE_ROOM.glob("*.py") if path.stem != "__init__"))
 PACKAGE = "mymcp.plugins.mnemosyne.memory.storage"
 _ROW = re.compile(r"^\| `(\w+)\.py` \| .* \| (.*) \|$")
 

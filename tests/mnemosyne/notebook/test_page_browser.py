@@ -92,7 +92,7 @@ def test_the_same_path_without_the_secret_shows_no_memory(
     stranger: Any, notebook: LiveNotebook, session_state: dict[str, Any]
 ) -> None:
     stranger.goto(notebook.login_url.split("#", 1)[0])
-    stranger.wait_for_function("document.getElementById('status').textContent !== ''")
+    stranger.wait_for_selector("#status:not(:empty)")
 
     assert "not logged in" in stranger.text_content("#status")
     _assert_no_title(stranger)
@@ -105,7 +105,8 @@ def test_a_second_use_of_the_printed_address_shows_no_memory(
     stranger: Any, notebook: LiveNotebook, session_state: dict[str, Any]
 ) -> None:
     stranger.goto(notebook.login_url)
-    stranger.wait_for_function("/used already/.test(document.getElementById('status').textContent)")
+    stranger.wait_for_selector("#status:has-text('used already')")
+    assert "used already" in stranger.text_content("#status")
 
     assert stranger.url.endswith("/notebook/login")
     _assert_no_title(stranger)
@@ -117,9 +118,8 @@ def test_the_access_token_logs_in_through_the_form(stranger: Any, notebook: Live
     stranger.goto(f"{notebook.base_url}/notebook/login")
     stranger.fill("#token", "not the token")
     stranger.click("#token-form button[type=submit]")
-    stranger.wait_for_function(
-        "/not the access token/.test(document.getElementById('status').textContent)"
-    )
+    stranger.wait_for_selector("#status:has-text('not the access token')")
+    assert "not the access token" in stranger.text_content("#status")
     _assert_no_title(stranger)
 
     stranger.fill("#token", token)

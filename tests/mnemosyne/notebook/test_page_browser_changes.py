@@ -59,9 +59,8 @@ def _open(page: Any, title: str) -> None:
 
 
 def _notice(page: Any, text: str) -> None:
-    page.wait_for_function(
-        "text => document.getElementById('notice').textContent.includes(text)", arg=text
-    )
+    page.locator("#notice", has_text=text).wait_for()
+    assert text in page.text_content("#notice")
 
 
 def test_remember_from_the_form(page: Any, notebook: LiveNotebook) -> None:
