@@ -500,21 +500,16 @@ def record_words(stored: StoredRecord, record: Record) -> Words | None:
     language = wording.stemming_language(None if canonical is None else canonical.language)
     title_terms, title_keys, title_derived = _text_words(record.title or "", language)
     content_terms, content_keys, content_derived = _text_words(record.content, language)
-    path_terms: set[str] = set()
-    path_keys: set[str] = set()
-    for text in (*_path_words(stored), *record.tags):
-        short = _short_words(text, language)
-        path_terms |= short.terms
-        path_keys |= short.keys
-    if canonical is None:
-        path_terms |= _text_terms(stored.parts[-1])
-    else:
-        path_terms |= _FILE_NAME_TERMS
+    folders = _path_words(stored)
+    shorts = [_short_words(text, language) for text in (*folders, *record.tags)]
+    # A canonical file name gives the same few terms; a legacy one, its own.
+    name_terms = _FILE_NAME_TERMS if canonical is not None else _text_terms(stored.parts[-1])
+    path_terms = set(name_terms).union(*[short.terms for short in shorts])
     return Words(
         (title_terms, path_terms, content_terms),
-        (title_keys, path_keys, content_keys),
+        (title_keys, set().union(*[short.keys for short in shorts]), content_keys),
         (title_derived, False, content_derived),
-        {_short_words(tag, language).tag_key for tag in record.tags},
+        {short.tag_key for short in shorts[len(folders) :]},
         None if canonical is None else sys.intern(canonical.namespace.id),
         language,
         None if canonical is None else stored.parts[-1],
@@ -578,22 +573,23 @@ def _text_words(text: str, language: str | None) -> tuple[set[str], set[str], bo
     Casefolding and folding are the same for ASCII text, the usual case, so there every
     word of the wider tier is a term of the exact tier and its key is the term's
     (``wording.word_key``); the index works those out from the terms when a query asks.
-    Listed are only the keys of the pieces (what lies between white space) that hold
-    something besides letters and digits, or one letter or digit: joined compounds and
-    terms as spelled come from them. Other text gets all of its keys listed. (Everything
-    here runs in C but the call, on sets of distinct pieces: it is done for every record
-    of a scope.)
+    Listed are only the keys the words do not give (a compound's joined key, a piece as
+    spelled: ``wording.extra_keys_of``) of the pieces (what lies between white space) that
+    hold something besides letters and digits, or are one letter or digit; a word with
+    punctuation around it (``plans.``) lists nothing. Other text gets all of its keys
+    listed. (Everything here runs in C but the call, on sets of distinct pieces: it is done
+    for every record of a scope.)
     """
     if not text.isascii():
         return {sys.intern(term) for term in terms(text)}, wording.text_keys(text, language), False
-    pieces = set(text.lower().split())
-    beyond = set(filterfalse(str.isalnum, pieces))  # pieces of more than one word
-    found = pieces - beyond  # a piece of letters and digits is one word
+    found = set(text.lower().split())  # the pieces, each a word if letters and digits
+    beyond = set(filterfalse(str.isalnum, found))  # pieces of more than one word
+    keyed = beyond | (found & _SINGLES)  # the pieces that may give keys of their own
     if beyond:
+        found -= beyond
         found.update(" ".join(beyond).translate(_SEPARATORS).split())
     found -= _NOT_TERMS
-    beyond |= pieces & _SINGLES
-    keys: set[str] = set().union(*map(wording.piece_keys_of(language).__getitem__, beyond))
+    keys: set[str] = set().union(*map(wording.extra_keys_of(language).__getitem__, keyed))
     return found, keys, True
 
 

@@ -49,9 +49,9 @@ __all__ = [
     "adjacent",
     "chunk_keys",
     "chunks",
+    "extra_keys_of",
     "fold",
     "piece_keys",
-    "piece_keys_of",
     "splits",
     "stemming_language",
     "text_keys",
@@ -189,9 +189,11 @@ def text_keys(text: str, language: str | None) -> set[str]:
     return set().union(*map(_stemmers.pieces(language).__getitem__, set(fold(text).split())))
 
 
-def piece_keys_of(language: str | None) -> Mapping[str, tuple[str, ...]]:
-    """The keys of each folded piece of text in ``language``, looked up by the piece."""
-    return _stemmers.pieces(language)
+def extra_keys_of(language: str | None) -> Mapping[str, tuple[str, ...]]:
+    """The keys of each folded piece of text in ``language`` besides the keys of its words
+    (a compound's joined key, the piece as spelled), looked up by the piece: what a text's
+    words do not already give."""
+    return _stemmers.extras(language)
 
 
 def word_key(word: str, language: str | None) -> str | None:
@@ -271,6 +273,24 @@ class _PieceKeys(dict[str, tuple[str, ...]]):
         return keys
 
 
+class _ExtraKeys(dict[str, tuple[str, ...]]):
+    """The keys of each folded piece of text met in one language that the keys of its own
+    words (:func:`word_key` of each) leave out; worked out on lookup, like :class:`_PieceKeys`."""
+
+    def __init__(self, pieces: _PieceKeys) -> None:
+        super().__init__()
+        self.pieces = pieces
+
+    def __missing__(self, piece: str) -> tuple[str, ...]:
+        language = self.pieces.language
+        own = {word_key(word, language) for word in TERM_RE.findall(_trim(piece))}
+        keys = tuple(key for key in self.pieces[piece] if key not in own)
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        self[piece] = keys
+        return keys
+
+
 class _Stemmers:
     """The Snowball stemmers, made on first use, and per language two bounded caches: the
     stem of each word and the keys of each piece of text.
@@ -284,6 +304,7 @@ class _Stemmers:
         self._stemmers: dict[str, Callable[[str], str]] = {}
         self._stems: dict[str, dict[str, str]] = {}
         self._pieces: dict[str | None, _PieceKeys] = {}
+        self._extras: dict[str | None, _ExtraKeys] = {}
         self._available: frozenset[str] | None = None
 
     def available(self) -> frozenset[str]:
@@ -297,6 +318,13 @@ class _Stemmers:
         table = self._pieces.get(language)
         if table is None:
             table = self._pieces.setdefault(language, _PieceKeys(language))
+        return table
+
+    def extras(self, language: str | None) -> _ExtraKeys:
+        """The cache of extra piece keys of one language (looking a piece up fills it)."""
+        table = self._extras.get(language)
+        if table is None:
+            table = self._extras.setdefault(language, _ExtraKeys(self.pieces(language)))
         return table
 
     def piece_keys(self, piece: str, language: str | None) -> tuple[str, ...]:
