@@ -204,9 +204,9 @@ def read_ahead(context: MnemosyneContext) -> None:
     Reads never create or change a file. Whatever fails is left to the calls, which meet
     it again and report it, bounded.
     """
-    from mymcp.plugins.mnemosyne.memory.recall.ranking import prepare
-
     try:
+        from mymcp.plugins.mnemosyne.memory.recall.ranking import prepare
+
         root = context.memory_root()
         store = context.store
         for scope in store.large_scopes(root):
