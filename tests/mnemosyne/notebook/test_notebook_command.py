@@ -43,7 +43,7 @@ def test_the_first_line_logs_in_once_and_shows_the_titles(tmp_path: Path) -> Non
         with httpx.Client(base_url=notebook.base_url) as browser:
             _log_in(browser, secret)
             rows = browser.get("/notebook/api/overview").json()["memories"]
-            cookie = browser.cookies["mymcp_notebook"]
+            cookie = browser.cookies[f"mymcp_notebook_{notebook.port}"]
         with httpx.Client(base_url=notebook.base_url) as stranger:
             again = stranger.post("/notebook/login", json={"secret": secret})
             unauthorised = stranger.get("/notebook/api/overview")

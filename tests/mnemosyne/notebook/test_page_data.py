@@ -303,7 +303,7 @@ def test_nothing_of_a_memory_the_secret_or_the_cookie_reaches_a_log_line(
     visitor.search("private words")
     visitor.inspect(reference)
     visitor.get("/notebook/api/export")
-    cookie = visitor.http.cookies["mymcp_notebook"]
+    cookie = visitor.http.cookies["mymcp_notebook_8000"]
 
     logged = "\n".join(record.getMessage() for record in caplog.records)
 

@@ -71,7 +71,7 @@ def test_a_data_post_without_the_cookie_is_401_and_shows_no_memory(
 
 
 def test_a_cookie_the_server_never_gave_is_401(visitor: PageClient) -> None:
-    visitor.http.cookies.set("mymcp_notebook", "made-up", domain="127.0.0.1")
+    visitor.http.cookies.set("mymcp_notebook_8000", "made-up", domain="127.0.0.1")
 
     assert visitor.get("/notebook/api/overview").status_code == 401
 
@@ -98,7 +98,7 @@ def test_a_login_secret_opens_a_strict_http_only_cookie(visitor: PageClient) -> 
 
     assert response.status_code == 204
     cookie = response.headers["set-cookie"]
-    assert cookie.startswith("mymcp_notebook=")
+    assert cookie.startswith("mymcp_notebook_8000=")
     attributes = {part.strip().lower() for part in cookie.split(";")[1:]}
     assert {"httponly", "samesite=strict", "path=/notebook"} <= attributes
     assert visitor.get("/notebook/api/overview").status_code == 200
@@ -346,3 +346,17 @@ def test_the_page_s_cookie_never_stands_in_for_the_bearer_token(
 
     assert response.status_code == 401
     assert page.get("/notebook/api/overview").status_code == 200
+
+
+def test_a_login_on_another_port_leaves_this_ports_session_open(visitor: PageClient) -> None:
+    visitor.login()
+    other_port = {"host": "127.0.0.1:8001"}
+    secret = visitor.secret()
+
+    other = visitor.http.post(
+        "/notebook/login", json={"secret": secret}, headers=other_port, follow_redirects=False
+    )
+
+    assert other.status_code == 204
+    assert other.headers["set-cookie"].startswith("mymcp_notebook_8001=")
+    assert visitor.get("/notebook/api/overview").status_code == 200

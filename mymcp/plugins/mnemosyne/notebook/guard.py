@@ -24,7 +24,7 @@ from starlette.responses import Response
 from mymcp import jsonvalue
 
 __all__ = [
-    "COOKIE",
+    "cookie_name",
     "CSRF_HEADER",
     "HEADERS",
     "Refused",
@@ -34,7 +34,7 @@ __all__ = [
     "refusal",
 ]
 
-COOKIE = "mymcp_notebook"
+_COOKIE = "mymcp_notebook"  # the session cookie's name, before the port (see cookie_name)
 CSRF_HEADER = "x-mymcp-csrf"
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; "
@@ -60,6 +60,17 @@ class Refused(Exception):
         self.status = status
         self.error = error
         self.message = message
+
+
+def cookie_name(request: Request) -> str:
+    """The session cookie's name on the server ``request`` reached.
+
+    A browser sends a cookie of ``127.0.0.1`` to every port of that host, so each port's
+    server names its own: logging into a notebook on one port leaves a session open on
+    another port alone.
+    """
+    port = request.url.port
+    return _COOKIE if port is None else f"{_COOKIE}_{port}"
 
 
 def from_other_origin(request: Request) -> bool:

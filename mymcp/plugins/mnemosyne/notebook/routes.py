@@ -50,10 +50,10 @@ from mymcp.jsonvalue import JsonObject
 from mymcp.plugin_api import PageHost
 from mymcp.plugins.mnemosyne.notebook.access import Session, access_of
 from mymcp.plugins.mnemosyne.notebook.guard import (
-    COOKIE,
     CSRF_HEADER,
     HEADERS,
     Refused,
+    cookie_name,
     from_other_origin,
     json_body,
     json_response,
@@ -130,7 +130,7 @@ def _guarded(handler: Handler, *, session: bool = True, csrf: bool = False) -> A
 
 
 def _session_of(request: Request) -> Session | None:
-    return access_of(request.app).session(request.cookies.get(COOKIE))
+    return access_of(request.app).session(request.cookies.get(cookie_name(request)))
 
 
 # --- the page and its files ----------------------------------------------------------------
@@ -165,10 +165,10 @@ def _redirect(location: str) -> Response:
 
 
 async def _logout(request: Request, _: Session | None) -> Response:
-    access_of(request.app).close(request.cookies.get(COOKIE))
+    access_of(request.app).close(request.cookies.get(cookie_name(request)))
     _logger.info("event=notebook_logout outcome=ok")
     response = Response(status_code=204, headers=dict(HEADERS))
-    response.delete_cookie(COOKIE, path=PATH, httponly=True, samesite="strict")
+    response.delete_cookie(cookie_name(request), path=PATH, httponly=True, samesite="strict")
     return response
 
 
@@ -205,7 +205,9 @@ class _Page:
             raise Refused(401, "login_refused", refusal_message)
         _logger.info("event=notebook_login outcome=ok method=%s", method)
         response = Response(status_code=204, headers=dict(HEADERS))
-        response.set_cookie(COOKIE, opened[0], path=PATH, httponly=True, samesite="strict")
+        response.set_cookie(
+            cookie_name(request), opened[0], path=PATH, httponly=True, samesite="strict"
+        )
         return response
 
     async def entry(self, request: Request) -> Response:
