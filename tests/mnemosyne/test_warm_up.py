@@ -8,12 +8,17 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mymcp.plugins.mnemosyne import plugin
+from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
+from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
 from mymcp.plugins.mnemosyne.plugin import SERVICE_MODULES, MnemosyneContext
+from tests.helpers import canonical_record, place_canonical, snapshot_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "mymcp" / "plugins" / "mnemosyne"
@@ -140,3 +145,85 @@ def test_the_warm_up_loads_recalls_meaning_table_on_a_daemon_thread(tmp_path: Pa
 
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.splitlines() == ["True", "True", "True"]
+
+
+def _notebook(root: Path, count: int, scope: str = "project") -> None:
+    for number in range(count):
+        record = canonical_record(id=f"mem_{number:032x}", content=f"tea plan note{number}")
+        record["scope"] = scope
+        place_canonical(root, record)
+
+
+@pytest.fixture
+def large_from_4(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scope of four files or more counts as large (its first scan goes to workers)."""
+    from mymcp.plugins.mnemosyne.memory.storage import scan
+
+    monkeypatch.setattr(scan, "BULK_FROM", 4)
+    monkeypatch.setattr(scan, "usable_cpus", lambda: 2)
+
+
+def test_reading_ahead_prepares_only_the_large_scopes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large_from_4: None
+) -> None:
+    from mymcp.plugins.mnemosyne.memory.recall import ranking
+
+    root = tmp_path / "memory"
+    _notebook(root, 5)
+    _notebook(root, 2, "self")
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
+    prepared: list[object] = []
+    monkeypatch.setattr(ranking, "prepare", lambda store, at, scope: prepared.append(scope))
+
+    plugin.read_ahead(MnemosyneContext(candidate_limit=1000))
+    assert prepared == [Scope.PROJECT]
+
+    plugin.read_ahead(MnemosyneContext(candidate_limit=4))  # project is over the limit
+    assert prepared == [Scope.PROJECT]
+
+
+def test_a_recall_after_reading_ahead_scans_nothing_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large_from_4: None
+) -> None:
+    from mymcp.plugins.mnemosyne.memory.recall import ranking
+    from mymcp.plugins.mnemosyne.memory.storage import scan
+
+    class InProcess:  # scan.Workers, here
+        def __init__(self, count: int) -> None:
+            self.count = count
+
+        def warm(self, function: Callable[[Any], object], job: Any) -> None:
+            function(job)
+
+        def in_order(self, function: Callable[[Any], Any], jobs: Any, _: object) -> Any:
+            return map(function, jobs)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(scan, "Workers", InProcess)
+    root = tmp_path / "memory"
+    _notebook(root, 6)
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
+    context = MnemosyneContext(candidate_limit=1000)
+    before = snapshot_tree(root)
+
+    plugin.read_ahead(context)
+    monkeypatch.setattr(scan, "_read_run", None)  # calling either would fail: the scan
+    monkeypatch.setattr(scan.Scanner, "_read", None)  # reads no file again
+
+    hits = ranking.recall(context.store, root, RecallRequest("note3", Scope.PROJECT))
+    assert hits[0].stored.parts[-1] == f"mem_{3:032x}.json"
+    assert snapshot_tree(root) == before  # nothing created or changed
+
+
+def test_reading_ahead_a_missing_root_creates_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large_from_4: None
+) -> None:
+    place = tmp_path / "place"
+    place.mkdir()
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(place / "memory"))
+
+    plugin.read_ahead(MnemosyneContext(candidate_limit=1000))
+
+    assert list(place.iterdir()) == []

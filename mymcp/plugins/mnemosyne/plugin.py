@@ -162,19 +162,20 @@ def mnemosyne_plugin_definition() -> PluginDefinition:
 def mnemosyne_contribution() -> PluginContribution:
     """The contribution for this process: operator settings are resolved here, once.
 
-    Once it is built, the Tools' services are imported in the background (:func:`warm_up`).
+    Once it is built, the Tools' services are imported in the background (:func:`warm_up`),
+    and the large scopes of the memory root are read ahead.
     """
     settings = gates.load_settings()
-    contribution = build_mnemosyne_contribution(
-        settings.gates, candidate_limit=settings.candidate_limit
-    )
-    _start_warm_up()
+    context = MnemosyneContext(candidate_limit=settings.candidate_limit)
+    contribution = _contribution(settings.gates, context)
+    _start_warm_up(context)
     return contribution
 
 
-def warm_up() -> None:
+def warm_up(context: MnemosyneContext | None = None) -> None:
     """Import every module of :data:`SERVICE_MODULES` that is not imported yet, then load
-    the data of :data:`SERVICE_DATA` (recall's meaning table).
+    the data of :data:`SERVICE_DATA` (recall's meaning table) and, given the ``context``,
+    read its large scopes ahead (:func:`read_ahead`), each on a daemon thread of its own.
 
     A module or data that fails to load is left to the call that needs it, which answers
     ``internal_error``.
@@ -184,9 +185,34 @@ def warm_up() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
             continue
-    # On a daemon thread of its own: a process told to stop never waits for data it will
-    # not use.
+    # On daemon threads: a process told to stop never waits for work it will not use.
     threading.Thread(target=_load_data, name="mnemosyne-warm-up-data", daemon=True).start()
+    if context is not None:
+        threading.Thread(
+            target=read_ahead, args=(context,), name="mnemosyne-read-ahead", daemon=True
+        ).start()
+
+
+def read_ahead(context: MnemosyneContext) -> None:
+    """Read each large scope of the memory root into recall's index now, as its first
+    recall would, so that this work overlaps the server's start and the client's handshake.
+
+    Only scopes whose first scan shares their files out among worker processes (thousands
+    of memories, within a raised candidate limit) are read; a notebook of a usual size has
+    none, so nothing is read but its directory listings. A call for a scope being read
+    waits for that read and takes its outcome; a call for another scope does not wait.
+    Reads never create or change a file. Whatever fails is left to the calls, which meet
+    it again and report it, bounded.
+    """
+    try:
+        from mymcp.plugins.mnemosyne.memory.recall.ranking import prepare
+
+        root = context.memory_root()
+        store = context.store
+        for scope in store.large_scopes(root):
+            prepare(store, root, scope)
+    except Exception:  # noqa: BLE001 - the calls meet it again and report it
+        return
 
 
 def _load_data() -> None:
@@ -213,12 +239,14 @@ _warm_up_lock = threading.Lock()
 _warm_up_thread: threading.Thread | None = None
 
 
-def _start_warm_up() -> None:
+def _start_warm_up(context: MnemosyneContext) -> None:
     """Start :func:`warm_up` on a thread of its own, once per process."""
     global _warm_up_thread
     with _warm_up_lock:
         if _warm_up_thread is None:
-            _warm_up_thread = threading.Thread(target=warm_up, name="mnemosyne-warm-up")
+            _warm_up_thread = threading.Thread(
+                target=warm_up, args=(context,), name="mnemosyne-warm-up"
+            )
             _warm_up_thread.start()
 
 
@@ -229,7 +257,10 @@ def build_mnemosyne_contribution(
     candidate_limit: int = gates.DEFAULT_CANDIDATE_LIMIT,
 ) -> PluginContribution:
     """The always-on read Tools plus each mutation Tool whose gate is enabled."""
-    context = MnemosyneContext(store, candidate_limit=candidate_limit)
+    return _contribution(settings, MnemosyneContext(store, candidate_limit=candidate_limit))
+
+
+def _contribution(settings: MutationSettings, context: MnemosyneContext) -> PluginContribution:
     tools = [
         ActivatedTool(
             QualifiedCapabilityId(

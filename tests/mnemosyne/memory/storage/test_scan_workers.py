@@ -14,9 +14,10 @@ import logging
 import os
 import pickle
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -353,3 +354,101 @@ def test_a_file_the_filesystem_refuses_is_a_failed_read_either_way(
     logged = [r.getMessage() for r in caplog.records if r.name == STORE_LOG]
     assert logged == logged_itself
     assert any("EACCES" in message for message in logged)
+
+
+class _Held(_Here):
+    """Stand-in workers whose runs wait until the test lets them go; counts the runs."""
+
+    arrived = threading.Event()
+    release = threading.Event()
+    runs: list[int] = []
+
+    def in_order(
+        self, function: Callable[[Any], Any], jobs: Sequence[Any], fallback: Callable[[Any], Any]
+    ) -> Iterator[Any]:
+        self.arrived.set()
+        assert self.release.wait(30)
+        self.runs.append(len(jobs))
+        yield from super().in_order(function, jobs, fallback)
+
+
+@pytest.fixture
+def held(workers: Callable[..., None]) -> Iterator[type[_Held]]:
+    fresh = {"arrived": threading.Event(), "release": threading.Event(), "runs": []}
+    kind = cast(type[_Held], type("Held", (_Held,), fresh))
+    workers(kind)
+    yield kind
+    kind.release.set()
+
+
+def _in_thread(function: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    done: list[object] = []
+    thread = threading.Thread(target=lambda: done.append(function()), daemon=True)
+    thread.start()
+    return thread, done
+
+
+def test_a_scan_of_a_scope_being_read_on_workers_waits_and_reads_nothing_again(
+    tmp_path: Path, held: type[_Held], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    _notebook(root, TEXTS * 2)
+    store = MemoryStore(clock=settled_clock)
+    first, first_done = _in_thread(lambda: ranking.prepare(store, root, PROJECT))
+    assert held.arrived.wait(30)  # the first scan is on the workers now
+    read: list[str] = []
+    real = scan.Scanner._read
+
+    def counted(self: scan.Scanner, *args: Any) -> Any:
+        read.append(args[-2])
+        return real(self, *args)
+
+    monkeypatch.setattr(scan.Scanner, "_read", counted)  # the scan's own reads
+    second, second_done = _in_thread(lambda: store.recall_scan(root, PROJECT))
+    second.join(0.3)
+    assert second.is_alive()  # waiting for the first scan
+
+    held.release.set()
+    first.join(30)
+    second.join(30)
+
+    assert first_done == [None]
+    assert second_done == [store.recall_scan(root, PROJECT)]
+    assert len(held.runs) == 1  # one scan read the files, on the workers
+    assert read == []  # and the waiting scan read none itself
+
+
+def test_a_scan_of_another_scope_does_not_wait_for_a_scope_being_read(
+    tmp_path: Path, held: type[_Held]
+) -> None:
+    root = tmp_path / "memory"
+    _notebook(root, TEXTS * 2)
+    write_record(root, {"schema_version": 1, "id": "me", "content": "tea"}, "self", "me.json")
+    store = MemoryStore(clock=settled_clock)
+    first, _ = _in_thread(lambda: ranking.prepare(store, root, PROJECT))
+    assert held.arrived.wait(30)
+
+    other, other_done = _in_thread(lambda: store.recall_scan(root, Scope.SELF))
+    other.join(30)
+
+    assert not other.is_alive()
+    assert len(cast(list[StoredRecord], other_done[0])) == 1
+    held.release.set()
+    first.join(30)
+
+
+def test_the_large_scopes_are_those_whose_first_scan_goes_to_workers(
+    tmp_path: Path, workers: Callable[..., None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    _notebook(root, TEXTS)
+    write_record(root, {"schema_version": 1, "id": "me", "content": "tea"}, "self", "me.json")
+    store = MemoryStore(clock=settled_clock, candidate_limit=1000)
+    assert store.large_scopes(root) == []  # BULK_FROM is above the limit
+
+    workers()
+
+    assert store.large_scopes(root) == [PROJECT]
+    assert store.large_scopes(tmp_path / "nowhere") == []
+    monkeypatch.setattr(scan, "usable_cpus", lambda: 1)
+    assert store.large_scopes(root) == []  # one processor: no workers, nothing ahead

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +15,7 @@ from mymcp.plugins.mnemosyne.memory.recall import ranking
 from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
 from mymcp.plugins.mnemosyne.memory.storage import scan
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.storage.workers import Workers, usable_cpus
+from mymcp.plugins.mnemosyne.memory.storage.workers import AHEAD_PER_WORKER, Workers, usable_cpus
 from tests.helpers import canonical_record, place_canonical, settled_clock
 
 pytestmark = pytest.mark.slow  # starts worker processes
@@ -87,3 +90,21 @@ def test_a_scope_read_by_worker_processes_is_the_scope_read_here(
     assert answers() == itself
     assert started == [2]
     assert multiprocessing.active_children() == []  # stopped once the scan was done
+
+
+def test_only_a_few_jobs_are_handed_over_ahead_of_the_result_taken() -> None:
+    handed: list[int] = []
+
+    class Recorded(Workers):
+        def _submit(self, function: Callable[[Any], Any], job: Any) -> Future[Any]:
+            handed.append(job)
+            future: Future[Any] = Future()
+            future.set_result(function(job))
+            return future
+
+    with Recorded(2) as workers:
+        results = workers.in_order(abs, list(range(-20, 0)), _failed)
+        assert next(results) == 20
+        assert len(handed) == AHEAD_PER_WORKER * 2
+        assert list(results) == list(range(19, 0, -1))
+    assert handed == list(range(-20, 0))

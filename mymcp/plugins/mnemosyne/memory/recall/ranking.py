@@ -62,6 +62,7 @@ __all__ = [
     "RecallRequest",
     "exact_planes",
     "hit_view",
+    "prepare",
     "recall",
     "record_words",
     "terms",
@@ -160,6 +161,12 @@ def _recall(store: MemoryStore, root: Path, request: RecallRequest) -> list[Reca
             if len(hits) < RESULT_LIMIT:
                 hits += _meaning_hits(index, request.query, mask, RESULT_LIMIT - len(hits))
     return [_whole(hit) for hit in hits]
+
+
+def prepare(store: MemoryStore, root: Path, scope: Scope) -> None:
+    """Bring the scope's search index up to date now, as its next recall would (the server
+    does it at start for a large scope, so that its first recall finds the index made)."""
+    store.followed_scope(root, scope, _new_index)
 
 
 def exact_planes(

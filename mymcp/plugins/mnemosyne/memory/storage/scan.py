@@ -66,6 +66,7 @@ from mymcp.plugins.mnemosyne.memory.storage.watch import ChangeFeed
 from mymcp.plugins.mnemosyne.memory.storage.workers import Workers, usable_cpus
 
 __all__ = [
+    "BULK_FROM",
     "PATH_MISMATCH",
     "Facts",
     "FailedRead",
@@ -76,6 +77,7 @@ __all__ = [
     "StoredRecord",
     "facts_of",
     "log_skip",
+    "may_share_out",
     "record_parts",
 ]
 
@@ -440,7 +442,7 @@ _NOTHING: frozenset[tuple[str, ...]] = frozenset()
 class _ScopeCache:
     """What the scans of one scope have learned; used under the scanner's mutex."""
 
-    __slots__ = ("directories", "entries", "follower", "limit", "snapshots", "whole")
+    __slots__ = ("directories", "entries", "first", "follower", "limit", "snapshots", "whole")
 
     def __init__(self, limit: int, whole: _WholeRecords) -> None:
         self.limit = limit
@@ -452,6 +454,10 @@ class _ScopeCache:
         # Snapshot per kind of scan, least recently kept first; at most MAX_SNAPSHOTS_PER_SCOPE.
         self.snapshots: dict[_ScanKey, _Snapshot] = {}
         self.follower: Follower | None = None
+        # Set while a scan that may read every file of the scope on workers is under way
+        # (the first one, or the first since the cache let go): the other scans of the
+        # scope wait for it, then find its outcomes, instead of reading the files again.
+        self.first: threading.Event | None = None
 
     def put(
         self, parts: tuple[str, ...], entry: _Entry | None, record: Record | None = None
@@ -681,6 +687,40 @@ class Scanner:
         start_parts: tuple[str, ...],
         depth: int,
     ) -> tuple[StoredRecord, ...]:
+        first = self._first_scan(cache, start_parts)
+        try:
+            return self._scan_now(cache, base, start_fd, start_parts, depth)
+        finally:
+            if first is not None:
+                with self._mutex:
+                    cache.first = None
+                first.set()
+
+    def _first_scan(
+        self, cache: _ScopeCache, start_parts: tuple[str, ...]
+    ) -> threading.Event | None:
+        """Wait for a first scan of the scope under way in another thread, if there is one;
+        then, when this scan may share the scope's files out among workers (it reaches
+        nothing cached yet), mark it as the first scan under way and return its mark, which
+        it sets once done."""
+        while True:
+            with self._mutex:
+                under_way = cache.first
+                if under_way is None:
+                    if not may_share_out(self._limit) or cache.reaches(start_parts):
+                        return None
+                    cache.first = threading.Event()
+                    return cache.first
+            under_way.wait()
+
+    def _scan_now(
+        self,
+        cache: _ScopeCache,
+        base: str,
+        start_fd: int,
+        start_parts: tuple[str, ...],
+        depth: int,
+    ) -> tuple[StoredRecord, ...]:
         scope = start_parts[0]
         key = (start_parts, depth)
         chain = _chain(base, start_parts)
@@ -820,15 +860,14 @@ class Scanner:
         """Workers for a scan that will find many files it never read (nothing below its
         start is cached, and counting finds BULK_FROM files or more), started now so they
         are ready once the walk is done; None for a scan that reads its files itself."""
-        count = min(usable_cpus(), MAX_WORKERS)
-        if count < 2 or self._limit < BULK_FROM or cache.reaches(start_parts):
+        if not may_share_out(self._limit) or cache.reaches(start_parts):
             return None
         try:
             if self.count(start_fd, depth) < BULK_FROM:
                 return None
         except CandidateLimitExceeded:
             return None  # the walk says so
-        workers = Workers(count)
+        workers = Workers(min(usable_cpus(), MAX_WORKERS))
         workers.warm(_read_run, self._run_job(cache, base, start_fd, start_parts, ()))
         return workers
 
@@ -1490,6 +1529,12 @@ MAX_WORKERS = 4
 RUNS_PER_WORKER = 8
 MIN_RUN = 512
 MAX_RUN = 2048
+
+
+def may_share_out(limit: int) -> bool:
+    """Whether a scanner with the candidate ``limit`` may share a first scan's files out
+    among worker processes here (it does once it counts BULK_FROM files or more)."""
+    return limit >= BULK_FROM and usable_cpus() >= 2
 
 
 class _RunJob(NamedTuple):

@@ -180,6 +180,18 @@ class MemoryStore:
                 except CandidateLimitExceeded:
                     return self.candidate_limit + 1
 
+    def large_scopes(self, root: Path) -> list[Scope]:
+        """The scopes whose first scan shares their files out among worker processes (they
+        hold so many within the candidate limit), counted from directory listings; nothing
+        is read, nothing at all is done when the limit or the machine allows no workers."""
+        if not scan.may_share_out(self.candidate_limit):
+            return []
+        return [
+            scope
+            for scope in Scope
+            if scan.BULK_FROM <= self.candidate_count(root, scope) <= self.candidate_limit
+        ]
+
     # --- the lock ------------------------------------------------------------------------
 
     @contextmanager

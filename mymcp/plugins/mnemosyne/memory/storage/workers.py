@@ -20,7 +20,10 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import AbstractContextManager
 from typing import TypeVar
 
-__all__ = ["Workers", "usable_cpus"]
+__all__ = ["AHEAD_PER_WORKER", "Workers", "usable_cpus"]
+
+# Jobs handed to the workers ahead of the one whose result is taken next, per worker.
+AHEAD_PER_WORKER = 2
 
 _J = TypeVar("_J")
 _R = TypeVar("_R")
@@ -58,16 +61,24 @@ class Workers(AbstractContextManager["Workers"]):
         self, function: Callable[[_J], _R], jobs: Sequence[_J], fallback: Callable[[_J], _R]
     ) -> Iterator[_R]:
         """``function(job)`` for each job, in order, computed by the workers; ``fallback(job)``,
-        here, for each job they could not do."""
-        futures: list[Future[_R]] = []
-        try:
-            for job in jobs:
-                futures.append(self._submit(function, job))
-        except Exception:  # noqa: BLE001 - the jobs not handed over are done here
-            pass
+        here, for each job they could not do.
+
+        Only a few jobs are handed over ahead of the one whose result comes next (enough to
+        keep every worker busy): a process that ends meanwhile waits for those few, not for
+        every job, and the jobs after them are done here (if at all)."""
+        ahead = AHEAD_PER_WORKER * self.count
+        futures: dict[int, Future[_R]] = {}
+        handed = 0  # the jobs handed over, or refused, so far
+        refused = False
         for number, job in enumerate(jobs):
-            handed = number < len(futures)
-            yield _result(futures[number], job, fallback) if handed else fallback(job)
+            while not refused and handed < min(len(jobs), number + ahead):
+                try:
+                    futures[handed] = self._submit(function, jobs[handed])
+                except Exception:  # noqa: BLE001 - the jobs not handed over are done here
+                    refused = True
+                handed += 1
+            future = futures.pop(number, None)
+            yield fallback(job) if future is None else _result(future, job, fallback)
 
     def _submit(self, function: Callable[[_J], _R], job: _J) -> Future[_R]:
         if self._pool is None:
