@@ -1200,3 +1200,56 @@ HALF_MET: tuple[Question, ...] = (
     _q(ABSENT, "knowledge", "VAT refund"),
 )
 QUESTIONS += HALF_MET
+
+# Written for the meaning tier's fifth round, before it was tuned: more absent questions of
+# the two hard kinds, a sibling of what the scope holds (``sunglasses`` beside reading glasses,
+# ``lemonade`` beside tea, ``baguette`` beside sourdough) and two words of which one is close
+# to a memory's word (``colleague birthday`` beside a manager, ``novel manuscript`` beside a
+# book on distributed systems); none shares a key with any memory of its scope.
+FIFTH_ROUND: tuple[Question, ...] = (
+    _q(ABSENT, "self", "sunglasses"),
+    _q(ABSENT, "self", "lactose intolerance"),
+    _q(ABSENT, "self", "hair colour"),
+    _q(ABSENT, "self", "wedding ring"),
+    _q(ABSENT, "self", "electric scooter"),
+    _q(ABSENT, "self", "blood pressure"),
+    _q(ABSENT, "self", "Italian citizenship"),
+    _q(ABSENT, "self", "horse riding"),
+    _q(ABSENT, "relationship", "stepmother"),
+    _q(ABSENT, "relationship", "mother-in-law"),
+    _q(ABSENT, "relationship", "hairdresser"),
+    _q(ABSENT, "relationship", "pharmacist"),
+    _q(ABSENT, "relationship", "colleague birthday"),
+    _q(ABSENT, "relationship", "piano teacher"),
+    _q(ABSENT, "relationship", "surgeon"),
+    _q(ABSENT, "relationship", "best friend wedding"),
+    _q(ABSENT, "preference", "cocktails"),
+    _q(ABSENT, "preference", "lemonade"),
+    _q(ABSENT, "preference", "pasta sauce"),
+    _q(ABSENT, "preference", "heavy metal"),
+    _q(ABSENT, "preference", "smartwatch"),
+    _q(ABSENT, "preference", "dining table"),
+    _q(ABSENT, "preference", "steak"),
+    _q(ABSENT, "preference", "keyboard shortcuts"),
+    _q(ABSENT, "practice", "horse feeding"),
+    _q(ABSENT, "practice", "password manager"),
+    _q(ABSENT, "practice", "sketching"),
+    _q(ABSENT, "practice", "violin practice"),
+    _q(ABSENT, "practice", "pilates class"),
+    _q(ABSENT, "practice", "bird watching"),
+    _q(ABSENT, "project", "garage conversion"),
+    _q(ABSENT, "project", "Redis cache"),
+    _q(ABSENT, "project", "crypto wallet"),
+    _q(ABSENT, "project", "novel manuscript"),
+    _q(ABSENT, "project", "load balancer"),
+    _q(ABSENT, "project", "wedding website"),
+    _q(ABSENT, "knowledge", "baguette"),
+    _q(ABSENT, "knowledge", "tiramisu"),
+    _q(ABSENT, "knowledge", "SQL joins"),
+    _q(ABSENT, "knowledge", "rebase conflicts"),
+    _q(ABSENT, "knowledge", "work permit"),
+    _q(ABSENT, "knowledge", "capital gains"),
+    _q(ABSENT, "knowledge", "ferry timetable"),
+    _q(ABSENT, "knowledge", "electric kettle"),
+)
+QUESTIONS += FIFTH_ROUND
