@@ -175,22 +175,23 @@ def mnemosyne_contribution() -> PluginContribution:
 def warm_up(context: MnemosyneContext | None = None) -> None:
     """Import every module of :data:`SERVICE_MODULES` that is not imported yet, then load
     the data of :data:`SERVICE_DATA` (recall's meaning table) and, given the ``context``,
-    read its large scopes ahead (:func:`read_ahead`), each on a daemon thread of its own.
+    read its large scopes ahead (:func:`read_ahead`, started first), each on a daemon
+    thread of its own.
 
     A module or data that fails to load is left to the call that needs it, which answers
     ``internal_error``.
     """
+    # On daemon threads: a process told to stop never waits for work it will not use.
+    if context is not None:  # first: it imports only what it needs, and starts processes
+        threading.Thread(
+            target=read_ahead, args=(context,), name="mnemosyne-read-ahead", daemon=True
+        ).start()
     for name in SERVICE_MODULES:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the Tool call that needs it reports it, bounded
             continue
-    # On daemon threads: a process told to stop never waits for work it will not use.
     threading.Thread(target=_load_data, name="mnemosyne-warm-up-data", daemon=True).start()
-    if context is not None:
-        threading.Thread(
-            target=read_ahead, args=(context,), name="mnemosyne-read-ahead", daemon=True
-        ).start()
 
 
 def read_ahead(context: MnemosyneContext) -> None:

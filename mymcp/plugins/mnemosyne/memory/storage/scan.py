@@ -373,8 +373,13 @@ class _Entry:
 def _entry(
     identity: files.Identity, read_ns: int, digest: bytes | None, outcome: Outcome
 ) -> _Entry:
-    last_change = max(identity[3], identity[4])
-    return _Entry(_packed(identity), last_change < read_ns - RACY_WINDOW_NS, digest, outcome)
+    return _Entry(_packed(identity), _settled(identity, read_ns), digest, outcome)
+
+
+def _settled(identity: files.Identity, read_ns: int) -> bool:
+    """Whether a read that began at ``read_ns`` began the racy window after the file's last
+    change (so a later change gives it another identity)."""
+    return max(identity[3], identity[4]) < read_ns - RACY_WINDOW_NS
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,7 +447,16 @@ _NOTHING: frozenset[tuple[str, ...]] = frozenset()
 class _ScopeCache:
     """What the scans of one scope have learned; used under the scanner's mutex."""
 
-    __slots__ = ("directories", "entries", "first", "follower", "limit", "snapshots", "whole")
+    __slots__ = (
+        "cleared",
+        "directories",
+        "entries",
+        "first",
+        "follower",
+        "limit",
+        "snapshots",
+        "whole",
+    )
 
     def __init__(self, limit: int, whole: _WholeRecords) -> None:
         self.limit = limit
@@ -458,6 +472,7 @@ class _ScopeCache:
         # (the first one, or the first since the cache let go): the other scans of the
         # scope wait for it, then find its outcomes, instead of reading the files again.
         self.first: threading.Event | None = None
+        self.cleared = 0  # how many times the cache let go of everything (it was full)
 
     def put(
         self, parts: tuple[str, ...], entry: _Entry | None, record: Record | None = None
@@ -519,6 +534,7 @@ class _ScopeCache:
         return [e.outcome for e in self.entries.values() if isinstance(e.outcome, StoredRecord)]
 
     def _clear(self) -> None:
+        self.cleared += 1
         self.entries.clear()
         self.directories.clear()
         self.snapshots.clear()
@@ -868,7 +884,7 @@ class Scanner:
         except CandidateLimitExceeded:
             return None  # the walk says so
         workers = Workers(min(usable_cpus(), MAX_WORKERS))
-        workers.warm(_read_run, self._run_job(cache, base, start_fd, start_parts, ()))
+        workers.warm(_read_run, self._run_job(cache, base, start_fd, start_parts, (), 0))
         return workers
 
     def _run_job(
@@ -878,11 +894,13 @@ class Scanner:
         start_fd: int,
         start_parts: tuple[str, ...],
         names: tuple[tuple[str, ...], ...],
+        read_ns: int,
     ) -> _RunJob:
         follower = cache.follower
         make_part = None if follower is None else follower.part_maker()
         status = os.fstat(start_fd)
-        return _RunJob(base, start_parts, (status.st_dev, status.st_ino), names, make_part)
+        start_key = (status.st_dev, status.st_ino)
+        return _RunJob(base, start_parts, start_key, names, make_part, read_ns)
 
     def _bulk(
         self,
@@ -902,42 +920,41 @@ class Scanner:
         if workers is None or len(fresh) < BULK_FROM:
             return None
         size = min(MAX_RUN, max(MIN_RUN, len(fresh) // (RUNS_PER_WORKER * workers.count)))
+        read_ns = self._clock()
         jobs = [
             self._run_job(
                 cache,
                 base,
                 start_fd,
                 start_parts,
-                tuple(candidate.parts for candidate in fresh[start : start + size]),
+                tuple(candidate.parts for candidate in fresh[start:end]),
+                read_ns,
             )
-            for start in range(0, len(fresh), size)
+            for start, end in _runs(len(fresh), size, workers.count)
         ]
-        read_ns = self._clock()
         results = workers.in_order(_read_run, jobs, _not_read)
-        return self._taken(cache, jobs, results, read_ns)
+        return self._taken(cache, jobs, results)
 
     def _taken(
         self,
         cache: _ScopeCache,
         jobs: list[_RunJob],
         results: Iterator[_RunRead | None],
-        read_ns: int,
     ) -> Iterator[Outcome | None]:
         for job, result in zip(jobs, results, strict=True):
             if result is None:
                 yield from (None for _ in job.files)
             else:
-                yield from self._take(cache, job, result, read_ns)
+                yield from self._take(cache, job, result)
 
-    def _take(
-        self, cache: _ScopeCache, job: _RunJob, result: _RunRead, read_ns: int
-    ) -> list[Outcome]:
+    def _take(self, cache: _ScopeCache, job: _RunJob, result: _RunRead) -> list[Outcome]:
         """The outcomes of a run read by a worker, now in the cache (and the follower)."""
         origin = self._origin(job.base)
         outcomes: list[Outcome] = []
         valid: list[StoredRecord] = []
         with self._mutex:
-            for names, (identity, digest, facts, reason, error) in zip(
+            cleared = cache.cleared
+            for names, (identity, settled, digest, facts, reason, error) in zip(
                 job.files, result.reads, strict=True
             ):
                 parts = job.start + names
@@ -946,26 +963,36 @@ class Scanner:
                     assert identity is not None and digest is not None
                     outcome = StoredRecord.of(facts, parts, digest, origin)
                     valid.append(outcome)
-                    entry = _entry(identity, read_ns, digest, outcome)
+                    entry = _Entry(identity, settled, digest, outcome)
                 else:
                     outcome = reason
                     if error is not None:
                         outcome = FailedRead(faults.fault_of(error, parts[:-1]))
                     entry = None
                     if identity is not None:
-                        entry = _entry(identity, read_ns, digest, reason)
+                        entry = _Entry(identity, settled, digest, reason)
                 cache.put(parts, entry)
                 outcomes.append(outcome)
-            self._tell(cache, job.base, valid, result.part)
+            self._tell(cache, job.base, valid, result.part, cache.cleared == cleared)
         gc.freeze()
         return outcomes
 
-    def _tell(self, cache: _ScopeCache, base: str, valid: list[StoredRecord], part: object) -> None:
+    def _tell(
+        self,
+        cache: _ScopeCache,
+        base: str,
+        valid: list[StoredRecord],
+        part: object,
+        all_held: bool,
+    ) -> None:
         """Tell the follower of the records of a run just taken into the cache: the part
-        made of them, or (should the cache have let some go, or there be no part) those
-        it still holds, one by one, read again."""
+        made of them, or (should the cache have let some go, ``all_held`` being false, or
+        there be no part) those it still holds, one by one, read again."""
         follower = cache.follower
         if follower is None or not valid:
+            return
+        if part is not None and all_held:
+            follower.added_part(valid, part)
             return
         held = [stored for stored in valid if _holds(cache, stored)]
         if part is not None and len(held) == len(valid):
@@ -1529,6 +1556,8 @@ MAX_WORKERS = 4
 RUNS_PER_WORKER = 8
 MIN_RUN = 512
 MAX_RUN = 2048
+# The last runs hold at most 1/TAPER of a worker's share of the files left (see _runs).
+TAPER = 2
 
 
 def may_share_out(limit: int) -> bool:
@@ -1539,22 +1568,24 @@ def may_share_out(limit: int) -> bool:
 
 class _RunJob(NamedTuple):
     """A run of files for a worker: the root, the scan's start directory (its parts and
-    its device and inode), the files' parts below it, and the follower's part maker."""
+    its device and inode), the files' parts below it, the follower's part maker, and the
+    scan's clock when the reads began."""
 
     base: str
     start: tuple[str, ...]
     start_key: tuple[int, int]
     files: tuple[tuple[str, ...], ...]
     make_part: Callable[[Sequence[tuple[StoredRecord, Record]]], Any] | None
+    read_ns: int
 
 
-# What a worker read of one file: the identity and digest that make the outcome reusable,
-# when there are; the facts of a valid record (Facts' fields) or None; the reason the file
-# is skipped ("" for a valid record); the filesystem's error, for a failed read. A plain
-# tuple, as are the facts in it: named ones pickle and unpickle through Python code, and
-# there is one per file.
+# What a worker read of one file: the identity (packed, as the cache keeps it), whether it
+# is settled, and the digest, that make the outcome reusable, when there are; the facts of
+# a valid record (Facts' fields) or None; the reason the file is skipped ("" for a valid
+# record); the filesystem's error, for a failed read. A plain tuple, as are the facts in
+# it: named ones pickle and unpickle through Python code, and there is one per file.
 _FileRead: TypeAlias = tuple[
-    files.Identity | None, bytes | None, FactFields | None, str, OSError | None
+    bytes | None, bool, bytes | None, FactFields | None, str, OSError | None
 ]
 
 
@@ -1565,6 +1596,17 @@ class _RunRead(NamedTuple):
 
 class _Moved(Exception):
     """The start directory a worker opened is not the scan's."""
+
+
+def _runs(total: int, size: int, workers: int) -> Iterator[tuple[int, int]]:
+    """Where each run of ``total`` files starts and ends: ``size`` files each, but for the
+    last runs, which get smaller (down to MIN_RUN) so that the ``workers`` finish at about
+    the same time: a run holds at most half of a worker's share of the files left."""
+    start = 0
+    while start < total:
+        step = max(MIN_RUN, min(size, (total - start) // (TAPER * workers)))
+        yield start, min(total, start + step)
+        start += step
 
 
 def _read_run(job: _RunJob) -> _RunRead:
@@ -1594,10 +1636,10 @@ def _run_read(job: _RunJob) -> _RunRead:
         records: list[tuple[StoredRecord, Record]] = []
         for names in job.files:
             parts = job.start + names
-            read, record = _read_one(directories, parts, names)
+            read, record = _read_one(directories, parts, names, job.read_ns)
             reads.append(read)
             if record is not None:
-                _, digest, facts, _, _ = read
+                _, _, digest, facts, _, _ = read
                 assert facts is not None and digest is not None
                 stored = StoredRecord.of(facts, parts, digest, None, record)
                 records.append((stored, record))
@@ -1606,25 +1648,30 @@ def _run_read(job: _RunJob) -> _RunRead:
 
 
 def _read_one(
-    directories: _Directories, parts: tuple[str, ...], names: tuple[str, ...]
+    directories: _Directories, parts: tuple[str, ...], names: tuple[str, ...], read_ns: int
 ) -> tuple[_FileRead, Record | None]:
     """One file of a run (``names`` below the start, ``parts`` below the root), as
-    ``Scanner._read_candidate`` reads it."""
+    ``Scanner._read_candidate`` reads it, the reads having begun at ``read_ns``."""
     try:
         dir_fd = directories.open(names[:-1])
     except OSError as exc:
         reason = files.open_failure_reason(exc)
-        return (None, None, None, reason, _failure(reason, exc)), None
+        return (None, False, None, None, reason, _failure(reason, exc)), None
     try:
         content = files.read_file_at(dir_fd, names[-1])
     except files.EntrySkipped as skipped:
         error = _failure(skipped.reason, skipped.__cause__)
-        return (skipped.identity, None, None, skipped.reason, error), None
+        if skipped.identity is None:
+            return (None, False, None, None, skipped.reason, error), None
+        settled = _settled(skipped.identity, read_ns)
+        return (_packed(skipped.identity), settled, None, None, skipped.reason, error), None
+    identity = _packed(content.identity)
+    settled = _settled(content.identity, read_ns)
     digest = hashlib.sha256(content.data).digest()
     checked = _checked(content.data, parts)
     if isinstance(checked, str):
-        return (content.identity, digest, None, checked, None), None
-    return (content.identity, digest, (*facts_of(checked),), "", None), checked
+        return (identity, settled, digest, None, checked, None), None
+    return (identity, settled, digest, (*facts_of(checked),), "", None), checked
 
 
 def _failure(reason: str, cause: BaseException | None) -> OSError | None:
