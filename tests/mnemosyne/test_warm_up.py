@@ -154,6 +154,22 @@ def _notebook(root: Path, count: int, scope: str = "project") -> None:
         place_canonical(root, record)
 
 
+class _InProcess:
+    """``scan.Workers``, in this process."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def warm(self, function: Callable[[Any], object], job: Any) -> None:
+        function(job)
+
+    def in_order(self, function: Callable[[Any], Any], jobs: Any, _: object) -> Any:
+        return map(function, jobs)
+
+    def close(self, *, wait: bool = True) -> None:
+        pass
+
+
 @pytest.fixture
 def large_from_4(monkeypatch: pytest.MonkeyPatch) -> None:
     """A scope of four files or more counts as large (its first scan goes to workers)."""
@@ -178,8 +194,36 @@ def test_reading_ahead_prepares_only_the_large_scopes(
     plugin.read_ahead(MnemosyneContext(candidate_limit=1000))
     assert prepared == [Scope.PROJECT]
 
-    plugin.read_ahead(MnemosyneContext(candidate_limit=4))  # project is over the limit
+    plugin.read_ahead(MnemosyneContext(candidate_limit=3))  # the limit allows no workers
     assert prepared == [Scope.PROJECT]
+
+
+def test_reading_ahead_a_scope_over_the_limit_goes_on_with_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large_from_4: None
+) -> None:
+    from mymcp.plugins.mnemosyne.memory.recall import ranking
+    from mymcp.plugins.mnemosyne.memory.storage import scan
+
+    root = tmp_path / "memory"
+    _notebook(root, 9, "practice")
+    _notebook(root, 5)
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
+    prepared: list[object] = []
+    real = ranking.prepare
+
+    def prepare(store: Any, at: Path, scope: Scope) -> None:
+        prepared.append(scope)
+        real(store, at, scope)
+
+    monkeypatch.setattr(ranking, "prepare", prepare)
+    monkeypatch.setattr(scan, "Workers", _InProcess)
+    context = MnemosyneContext(candidate_limit=8)
+
+    plugin.read_ahead(context)  # practice holds 9: over the limit
+
+    assert prepared == [Scope.PRACTICE, Scope.PROJECT]
+    hits = ranking.recall(context.store, root, RecallRequest("note3", Scope.PROJECT))
+    assert hits[0].stored.parts[-1] == f"mem_{3:032x}.json"
 
 
 def test_a_recall_after_reading_ahead_scans_nothing_again(
@@ -188,20 +232,7 @@ def test_a_recall_after_reading_ahead_scans_nothing_again(
     from mymcp.plugins.mnemosyne.memory.recall import ranking
     from mymcp.plugins.mnemosyne.memory.storage import scan
 
-    class InProcess:  # scan.Workers, here
-        def __init__(self, count: int) -> None:
-            self.count = count
-
-        def warm(self, function: Callable[[Any], object], job: Any) -> None:
-            function(job)
-
-        def in_order(self, function: Callable[[Any], Any], jobs: Any, _: object) -> Any:
-            return map(function, jobs)
-
-        def close(self) -> None:
-            pass
-
-    monkeypatch.setattr(scan, "Workers", InProcess)
+    monkeypatch.setattr(scan, "Workers", _InProcess)
     root = tmp_path / "memory"
     _notebook(root, 6)
     monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))

@@ -199,21 +199,25 @@ def read_ahead(context: MnemosyneContext) -> None:
     recall would, so that this work overlaps the server's start and the client's handshake.
 
     Only scopes whose first scan shares their files out among worker processes (thousands
-    of memories, within a raised candidate limit) are read; a notebook of a usual size has
+    of memories, with a raised candidate limit) are read; a notebook of a usual size has
     none, so nothing is read but its directory listings. A call for a scope being read
     waits for that read and takes its outcome; a call for another scope does not wait.
     Reads never create or change a file. Whatever fails is left to the calls, which meet
     it again and report it, bounded.
     """
     try:
-        from mymcp.plugins.mnemosyne.memory.recall.ranking import prepare
+        from mymcp.plugins.mnemosyne.memory.recall import ranking
 
         root = context.memory_root()
         store = context.store
-        for scope in store.large_scopes(root):
-            prepare(store, root, scope)
+        scopes = store.large_scopes(root)
     except Exception:  # noqa: BLE001 - the calls meet it again and report it
         return
+    for scope in scopes:
+        try:
+            ranking.prepare(store, root, scope)
+        except Exception:  # noqa: BLE001 - (one over the candidate limit, say)
+            continue
 
 
 def _load_data() -> None:

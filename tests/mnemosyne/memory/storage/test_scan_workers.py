@@ -23,11 +23,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import Scope
 from mymcp.plugins.mnemosyne.memory.recall import ranking
 from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
 from mymcp.plugins.mnemosyne.memory.recall.search_index import PARTS, SearchIndex
-from mymcp.plugins.mnemosyne.memory.storage import files, scan
+from mymcp.plugins.mnemosyne.memory.storage import discovery, files, scan
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore, StoredRecord
 from tests.helpers import canonical_record, place_canonical, settled_clock, write_record
 
@@ -70,7 +71,7 @@ class _Here:
     def fails(self, number: int) -> bool:
         return False
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
         self.closed = True
 
 
@@ -452,3 +453,51 @@ def test_the_large_scopes_are_those_whose_first_scan_goes_to_workers(
     assert store.large_scopes(tmp_path / "nowhere") == []
     monkeypatch.setattr(scan, "usable_cpus", lambda: 1)
     assert store.large_scopes(root) == []  # one processor: no workers, nothing ahead
+
+
+def test_a_scope_over_the_limit_lets_its_workers_go_and_starts_none_the_next_time(
+    tmp_path: Path, workers: Callable[..., None]
+) -> None:
+    started: list[_Here] = []
+
+    class Counted(_Here):
+        def __init__(self, count: int) -> None:
+            super().__init__(count)
+            started.append(self)
+
+    workers(Counted)
+    root = tmp_path / "memory"
+    _notebook(root, TEXTS)
+    store = MemoryStore(clock=settled_clock, candidate_limit=4)
+
+    for _ in range(3):
+        with pytest.raises(CandidateLimitExceeded):
+            store.recall_scan(root, PROJECT)
+
+    assert len(started) == 1  # started as counting reached two files, before it went on
+    assert started[0].closed
+
+
+def test_workers_start_before_a_large_scope_is_counted_whole(
+    tmp_path: Path, workers: Callable[..., None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: list[int] = []
+    real = discovery.count_candidates
+
+    def count(fd: int, depth: int, limit: int, summary: Any) -> int:
+        counted.append(limit)
+        return real(fd, depth, limit, summary)
+
+    class Noted(_Here):
+        def __init__(self, count: int) -> None:
+            super().__init__(count)
+            counted.append(0)  # a start
+
+    monkeypatch.setattr(discovery, "count_candidates", count)
+    workers(Noted)
+    root = tmp_path / "memory"
+    _notebook(root, TEXTS)
+
+    MemoryStore(clock=settled_clock).recall_scan(root, PROJECT)
+
+    assert counted[:3] == [1, 0, 1000]  # up to two files, the start, then the whole

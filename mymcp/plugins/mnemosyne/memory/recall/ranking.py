@@ -32,7 +32,6 @@ import re
 import sys
 from collections.abc import Iterator, Set
 from dataclasses import dataclass
-from itertools import filterfalse
 from pathlib import Path
 from typing import Final, NamedTuple
 
@@ -590,7 +589,12 @@ def _text_words(text: str, language: str | None) -> tuple[set[str], set[str], bo
     if not text.isascii():
         return {sys.intern(term) for term in terms(text)}, wording.text_keys(text, language), False
     found = set(text.lower().split())  # the pieces, each a word if letters and digits
-    beyond = set(filterfalse(str.isalnum, found))  # pieces of more than one word
+    beyond = found - _plain_pieces  # pieces of more than one word, and words not seen yet
+    if beyond:
+        words = set(filter(str.isalnum, beyond))
+        if words:
+            beyond -= words
+            _note_plain(words)
     keyed = beyond | (found & _SINGLES)  # the pieces that may give keys of their own
     if beyond:
         found -= beyond
@@ -598,6 +602,18 @@ def _text_words(text: str, language: str | None) -> tuple[set[str], set[str], bo
     found -= _NOT_TERMS
     keys: set[str] = set().union(*map(wording.extra_keys_of(language).__getitem__, keyed))
     return found, keys, True
+
+
+# Pieces of ASCII text seen to be plain words (letters and digits only), at most
+# _PLAIN_PIECES: most pieces of a text are words seen before.
+_PLAIN_PIECES: Final = 32768
+_plain_pieces: set[str] = set()
+
+
+def _note_plain(words: set[str]) -> None:
+    if len(_plain_pieces) + len(words) > _PLAIN_PIECES:
+        _plain_pieces.clear()
+    _plain_pieces.update(words)
 
 
 # Single letters and digits: pieces that are keys as spelled, never terms.

@@ -611,6 +611,9 @@ class Scanner:
         self._origins: dict[str, _Origin] = {}
         self._listings = _Listings(clock, limit)
         self._whole = _WholeRecords()
+        # Start directories last counted over the limit, by device and inode (at most
+        # MAX_SCOPES): see _planned_workers.
+        self._over_limit: set[tuple[int, int]] = set()
 
     def scan(
         self, base: str, start_fd: int, start_parts: tuple[str, ...], depth: int
@@ -669,6 +672,15 @@ class Scanner:
         Raises :class:`CandidateLimitExceeded` past the limit.
         """
         return discovery.count_candidates(start_fd, depth, self._limit, self._listings.summary)
+
+    def holds_at_least(self, start_fd: int, depth: int, files_: int) -> bool:
+        """Whether counting as :meth:`count` does finds ``files_`` candidates or more below
+        ``start_fd`` (it stops there)."""
+        try:
+            discovery.count_candidates(start_fd, depth, files_ - 1, self._listings.summary)
+        except CandidateLimitExceeded:
+            return True
+        return False
 
     def forget(self, base: str, parts: tuple[str, ...]) -> None:
         """Drop the cached outcome of a file that was just removed."""
@@ -875,16 +887,34 @@ class Scanner:
     ) -> Workers | None:
         """Workers for a scan that will find many files it never read (nothing below its
         start is cached, and counting finds BULK_FROM files or more), started now so they
-        are ready once the walk is done; None for a scan that reads its files itself."""
+        are ready once the walk is done; None for a scan that reads its files itself.
+
+        They are started as soon as counting reaches BULK_FROM, and the count goes on while
+        they start; should the start directory then hold more than the limit (the walk
+        says so), they are let go. A directory found over the limit is counted whole first
+        the next time, so a scope over the limit does not start workers call after call."""
         if not may_share_out(self._limit) or cache.reaches(start_parts):
             return None
-        try:
-            if self.count(start_fd, depth) < BULK_FROM:
-                return None
-        except CandidateLimitExceeded:
-            return None  # the walk says so
+        status = os.fstat(start_fd)
+        key = (status.st_dev, status.st_ino)
+        if key in self._over_limit:
+            try:
+                self.count(start_fd, depth)
+            except CandidateLimitExceeded:
+                return None  # the walk says so
+            self._over_limit.discard(key)
+        if not self.holds_at_least(start_fd, depth, BULK_FROM):
+            return None
         workers = Workers(min(usable_cpus(), MAX_WORKERS))
         workers.warm(_read_run, self._run_job(cache, base, start_fd, start_parts, (), 0))
+        try:
+            self.count(start_fd, depth)
+        except CandidateLimitExceeded:
+            workers.close(wait=False)
+            if len(self._over_limit) >= MAX_SCOPES:
+                self._over_limit.clear()
+            self._over_limit.add(key)
+            return None  # the walk says so
         return workers
 
     def _run_job(

@@ -182,15 +182,23 @@ class MemoryStore:
 
     def large_scopes(self, root: Path) -> list[Scope]:
         """The scopes whose first scan shares their files out among worker processes (they
-        hold so many within the candidate limit), counted from directory listings; nothing
-        is read, nothing at all is done when the limit or the machine allows no workers."""
+        hold so many), counted from directory listings no further than that (a scope over
+        the candidate limit is among them: its scan says so); nothing is read, and nothing
+        at all is done when the limit or the machine allows no workers."""
         if not scan.may_share_out(self.candidate_limit):
             return []
-        return [
-            scope
-            for scope in Scope
-            if scan.BULK_FROM <= self.candidate_count(root, scope) <= self.candidate_limit
-        ]
+        return [scope for scope in Scope if self._holds_at_least(root, scope, scan.BULK_FROM)]
+
+    def _holds_at_least(self, root: Path, scope: Scope, files_: int) -> bool:
+        with _Unavailable((str(scope),)):
+            try:
+                start_fd = _open_below(os.fspath(root), (str(scope),), follow=True, strict=True)
+            except files.SymlinkRefused:
+                return False
+            if start_fd is None:
+                return False
+            with files.closing_fd(start_fd):
+                return self._scanner.holds_at_least(start_fd, scan.SCOPE_DEPTH, files_)
 
     # --- the lock ------------------------------------------------------------------------
 

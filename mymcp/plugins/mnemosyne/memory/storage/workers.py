@@ -85,11 +85,12 @@ class Workers(AbstractContextManager["Workers"]):
             raise RuntimeError("no workers")
         return self._pool.submit(function, job)
 
-    def close(self) -> None:
-        """Stop the workers (a job still waiting is dropped)."""
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the workers (a job still waiting is dropped), by default waiting until
+        they have."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=wait, cancel_futures=True)
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
