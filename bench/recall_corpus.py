@@ -1253,3 +1253,50 @@ FIFTH_ROUND: tuple[Question, ...] = (
     _q(ABSENT, "knowledge", "electric kettle"),
 )
 QUESTIONS += FIFTH_ROUND
+
+# Written for the meaning tier's sixth round (reach), before it was tuned: different-words
+# questions of the kinds recall missed on a fresh blind set, a clipped or colloquial word
+# (``specs``, ``uni``, ``vino``), two words for what the memory says in one (``tooth
+# doctor``, ``noodle soup``), a derived or rarer word (``insomnia``, ``antihistamine``) and an
+# everyday broader word (``relatives``, ``beverage``); and absent questions of the same kinds.
+SIXTH_ROUND: tuple[Question, ...] = (
+    _q(DIFFERENT, "self", "specs", "glasses"),
+    _q(DIFFERENT, "self", "uni", "degree"),
+    _q(DIFFERENT, "self", "comp sci", "degree"),
+    _q(DIFFERENT, "relationship", "sis", "ana"),
+    _q(DIFFERENT, "preference", "vino", "wine"),
+    _q(DIFFERENT, "preference", "veggie", "food"),
+    _q(DIFFERENT, "preference", "shrooms", "food"),
+    _q(DIFFERENT, "preference", "decaf", "coffee", "tea"),
+    _q(DIFFERENT, "self", "jab", "tetanus"),
+    _q(DIFFERENT, "practice", "doggo", "walks"),
+    _q(DIFFERENT, "practice", "pooch", "walks"),
+    _q(DIFFERENT, "practice", "USB disk", "backup"),
+    _q(DIFFERENT, "relationship", "tooth doctor", "dentist"),
+    _q(DIFFERENT, "self", "bedtime", "night-owl"),
+    _q(DIFFERENT, "project", "log-in flow", "atlas-auth"),
+    _q(DIFFERENT, "preference", "hot beverages", "coffee", "tea"),
+    _q(DIFFERENT, "practice", "food shopping", "groceries"),
+    _q(DIFFERENT, "self", "vision correction", "glasses"),
+    _q(DIFFERENT, "preference", "noodle soup", "food"),
+    _q(DIFFERENT, "project", "home improvement", "kitchen"),
+    _q(DIFFERENT, "knowledge", "bookkeeper", "tax"),
+    _q(DIFFERENT, "relationship", "relatives", "ana", "grandma", "mum"),
+    _q(DIFFERENT, "preference", "beverage", "coffee", "tea", "wine"),
+    _q(DIFFERENT, "practice", "workout", "running", "legacy-gym"),
+    _q(DIFFERENT, "practice", "canine", "walks"),
+    _q(DIFFERENT, "preference", "sommelier", "wine"),
+    _q(DIFFERENT, "self", "antihistamine", "allergy"),
+    _q(DIFFERENT, "self", "insomnia", "night-owl"),
+    _q(DIFFERENT, "preference", "inbox", "email-style"),
+    _q(DIFFERENT, "self", "presbyopia", "glasses"),
+    _q(ABSENT, "relationship", "hubby"),
+    _q(ABSENT, "relationship", "bro"),
+    _q(ABSENT, "relationship", "orthodontist"),
+    _q(ABSENT, "preference", "telly"),
+    _q(ABSENT, "preference", "pinot grigio"),
+    _q(ABSENT, "self", "dyslexia"),
+    _q(ABSENT, "practice", "aquarium cleaning"),
+    _q(ABSENT, "knowledge", "antivirus"),
+)
+QUESTIONS += SIXTH_ROUND

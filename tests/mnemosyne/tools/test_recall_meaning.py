@@ -40,6 +40,12 @@ def _meaning(*pairs: tuple[str, str]) -> dict[str, Any]:
         ("I walk the dog twice a day.", "puppy", "dog"),
         # an irregular form (children: child)
         ("We have two daughters, Bia and Lu.", "children", "daughters"),
+        # a sense the word's tagged uses never show but its synonym's do (kid: child)
+        ("We have two daughters, Bia and Lu.", "kids", "daughters"),
+        # an irregular form in the memory (children: child), a word WordNet does not hold
+        # written as two it does (grandkids: grand kids)
+        ("Callum and Priya have twin children, born in 2021.", "grandkids", "children"),
+        ("The blog runs on Hugo; posts are written in Markdown.", "weblog", "blog"),
         # a lemma of two words in the query
         ("The résumé is a two-page PDF.", "curriculum vitae", "résumé"),
         # a neighbour by use, which WordNet 3.0 does not know

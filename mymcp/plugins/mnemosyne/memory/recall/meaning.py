@@ -23,7 +23,11 @@ may mean, each with a strength:
   many uses count little. A broader word counts only where both are likely
   (:data:`LEAST_BROADER`): what a thing shares with its kin (``cider``: ``drink``) says
   little of the thing; and a broader verb only below WordNet's top verbs
-  (:data:`LEAST_VERB_DEPTH`: ``swim`` does not lead to ``travel``);
+  (:data:`LEAST_VERB_DEPTH`: ``swim`` does not lead to ``travel``). A sense's words include
+  the irregular forms of its nouns and verbs (``kids``: ``children``);
+- a word WordNet does not hold but writes as two words it does: the lemma of the two
+  (``weblog``: ``web log``, so ``blog``), else the last word and its synonyms, at
+  :data:`HEAD` (``grandkids``: ``kids``, so ``children``);
 - a neighbour by use, :data:`USE` scaled by how far its cosine is above :data:`USE_FLOOR`,
   unless WordNet places the two words side by side under a common broader sense
   (:func:`siblings`: ``tea`` and ``coffee``, ``son`` and ``daughter``: near in use, but not
@@ -98,6 +102,10 @@ SIBLING_DEPTH: Final = 5
 SPELLING_SLACK: Final = 2
 # Added to each sense's count in the tagged texts before the shares are taken.
 SMOOTHING: Final = 1.0
+# A query word's sense also counts this share of how often the sense's other words were
+# seen meaning it: WordNet's tagged texts saw "kid" meaning a son or daughter never, "child"
+# 65 times, and people write "my kids" for theirs.
+BORROWED: Final = 0.3
 # A word seen more often than this in WordNet's tagged texts is never a target.
 COMMON: Final = 1000
 # A neighbour by use (see scripts/build-neighbours, which keeps cosines from 0.6) at cosine c
@@ -123,6 +131,8 @@ TARGETS_PER_WORD: Final = 1000
 SCALE: Final = 1000
 # What a query word may hold besides letters and digits to be read (``left-handed``, ``mum's``).
 _INSIDE_WORDS: Final = frozenset("-'\u2019\u2010\u2011")
+# A compound's last word counts this much of its strengths (see _add_compounds).
+HEAD: Final = 0.5
 # Neighbouring words tried together as one lemma.
 LONGEST_LEMMA: Final = 3
 
@@ -342,8 +352,61 @@ def expand(query: str) -> Expansion:
                 continue
             slot = (keys, positions)
             targets[slot] = max(targets.get(slot, 0.0), strength)
+    _add_compounds(table, words, content, targets)
     _add_neighbours(table, content, targets)
     return Expansion(words, _worth_looking_up(targets))
+
+
+def _add_compounds(
+    table: Table,
+    words: Sequence[str],
+    content: list[tuple[int, str]],
+    targets: dict[tuple[tuple[str, ...], tuple[int, ...]], float],
+) -> None:
+    """A query word WordNet does not hold, written as two words it does (``grandkids``,
+    ``lifejacket``): the lemma of the two words, else the last word (what the compound is a
+    kind of), at :data:`HEAD` of its strengths."""
+    for position, key in content:
+        if table.term_id(key) is not None:
+            continue
+        split = _compound(table, wording.fold(words[position]))
+        if split is None:
+            continue
+        term, factor = split
+        related = _targets_of(table, term) if factor == 1.0 else _synonyms(table, term)
+        for target, strength in ((term, 1.0), *related):
+            keys = tuple(table.terms[target].split(" "))
+            slot = (keys, (position,))
+            targets[slot] = max(targets.get(slot, 0.0), factor * strength)
+
+
+def _synonyms(table: Table, term: int) -> Iterator[tuple[int, float]]:
+    """The other words of the senses ``term`` likely means, with their strengths."""
+    for sense, share in _shares(table, term):
+        if share >= MIN_SHARE:
+            yield from _strength(table, sense, SYNONYM, share, term)
+
+
+def _compound(table: Table, word: str) -> tuple[int, float] | None:
+    """The lemma of two words ``word`` is written as, with strength factor 1; else the last
+    of two words WordNet holds (both three letters or more, the most even cut), with
+    :data:`HEAD`; ``None`` when there is no such cut."""
+    best: tuple[int, int, float] | None = None
+    for left, right in wording.splits(word):
+        first = wording.word_key(left, wording.ENGLISH)
+        second = wording.word_key(right, wording.ENGLISH)
+        if first is None or second is None or len(right) < 3 or len(left) < 3:
+            continue
+        lemma = table.term_id(f"{first} {second}")
+        if lemma is not None and not table.common(lemma):
+            return lemma, 1.0
+        head = table.term_id(second)
+        if head is None or table.term_id(first) is None or table.common(head):
+            continue
+        balance = min(len(left), len(right))
+        if best is None or balance > best[0]:
+            best = (balance, head, HEAD)
+    return None if best is None else (best[1], best[2])
 
 
 def _add_neighbours(
@@ -440,10 +503,24 @@ def _query_terms(
 
 def _shares(table: Table, term: int) -> list[tuple[int, float]]:
     """Each sense of a term with how likely the term means it: how often it was seen in
-    WordNet's tagged texts, smoothed so that a sense never seen still counts a little."""
-    senses = table.senses(term)
-    total = sum(count for _, count in senses) + SMOOTHING * len(senses)
-    return [(sense, (count + SMOOTHING) / total) for sense, count in senses]
+    WordNet's tagged texts, smoothed so that a sense never seen still counts a little, plus
+    a share (:data:`BORROWED`) of how often the sense's other words were seen meaning it."""
+    weights = [
+        (sense, count + SMOOTHING + BORROWED * _others_count(table, term, sense))
+        for sense, count in table.senses(term)
+    ]
+    total = sum(weight for _, weight in weights)
+    return [(sense, weight / total) for sense, weight in weights]
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _others_count(table: Table, term: int, sense: int) -> int:
+    """How often the sense's other words were seen meaning it in the tagged texts."""
+    found = 0
+    for member in table.members(sense):
+        if member != term:
+            found += sum(count for other, count in table.senses(member) if other == sense)
+    return found
 
 
 def _share(table: Table, term: int, sense: int) -> float:
