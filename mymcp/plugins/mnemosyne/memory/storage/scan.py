@@ -816,7 +816,11 @@ class Scanner:
                 folders=folders,
             )
         with self._mutex:
-            cache.retain(key, {start_parts + candidate.parts for candidate in candidates})
+            # A scan on workers began with nothing cached below its start: all the cache
+            # holds there now was read meanwhile, by it or by a single-file load of a file
+            # that was there (one the walk may not have listed yet), so nothing is stale.
+            if workers is None:
+                cache.retain(key, {start_parts + candidate.parts for candidate in candidates})
             if vouched or settled:
                 cache.keep(key, snapshot)
         return snapshot.found
