@@ -42,6 +42,10 @@ def _meaning(*pairs: tuple[str, str]) -> dict[str, Any]:
         ("We have two daughters, Bia and Lu.", "children", "daughters"),
         # a sense the word's tagged uses never show but its synonym's do (kid: child)
         ("We have two daughters, Bia and Lu.", "kids", "daughters"),
+        # two steps down under a broad sense (medication: antidiabetic: metformin), and
+        # three (offspring: child: female offspring: daughter)
+        ("Takes metformin twice daily with meals.", "medication", "metformin"),
+        ("We have two daughters, Bia and Lu.", "offspring", "daughters"),
         # an irregular form in the memory (children: child), a word WordNet does not hold
         # written as two it does (grandkids: grand kids)
         ("Callum and Priya have twin children, born in 2021.", "grandkids", "children"),
@@ -107,6 +111,8 @@ def test_a_word_of_the_same_kind_is_not_the_thing_asked_for(
         ("We travel with one cabin bag.", "swimming"),
         # a word the memory writes as a preposition (supervisor: overseer, whose key is over)
         ("He prefers written updates over meetings.", "supervisor"),
+        # a number (numbers: twenty-three, whose key is 23)
+        ("Our plot is 23 on the council map.", "numbers"),
     ],
 )
 def test_a_loose_link_is_no_answer(

@@ -18,13 +18,14 @@ may mean, each with a strength:
 - a word of the same sense (``diary``: ``journal``), :data:`SYNONYM`; of a sense one step
   narrower (``antibiotics``: ``penicillin``), :data:`NARROWER`; one step broader or related
   (``mom``: ``mother``), :data:`NEAR`; two steps narrower (``dessert``: ``custard``),
-  :data:`FAR`; each times how likely the query word means that sense and how likely the
-  other word means its own there (WordNet's tagged counts), so rare senses and words of
-  many uses count little. A broader word counts only where both are likely
-  (:data:`LEAST_BROADER`): what a thing shares with its kin (``cider``: ``drink``) says
-  little of the thing; and a broader verb only below WordNet's top verbs
-  (:data:`LEAST_VERB_DEPTH`: ``swim`` does not lead to ``travel``). A sense's words include
-  the irregular forms of its nouns and verbs (``kids``: ``children``);
+  :data:`FAR`; three (``offspring``: ``daughter``), :data:`FARTHER`; each times how
+  likely the query word means that sense and how likely the other word means its own there
+  (WordNet's tagged counts), so rare senses and words of many uses count little. A
+  broader word counts only where both are likely (:data:`LEAST_BROADER`): what a thing
+  shares with its kin (``cider``: ``drink``) says little of the thing; and a broader verb
+  only below WordNet's top verbs (:data:`LEAST_VERB_DEPTH`: ``swim`` does not lead to
+  ``travel``). A sense's words include the irregular forms of its nouns and verbs
+  (``kids``: ``children``);
 - a word WordNet does not hold but writes as two words it does: the lemma of the two
   (``weblog``: ``web log``, so ``blog``), else the last word and its synonyms, at
   :data:`HEAD` (``grandkids``: ``kids``, so ``children``);
@@ -35,10 +36,11 @@ may mean, each with a strength:
   ``teal``).
 
 Stop words and other function words (:data:`FUNCTION_WORDS`), symbol terms (``C#``) and
-very common words (:data:`COMMON`) are left out, as query words and as targets. The
-caller looks the keys up in its own index; a record is kept when the strongest target it
-holds per query word, summed over the query words, reaches :data:`THRESHOLD`, and scores
-that strength times the weight of where it holds the words.
+very common words (:data:`COMMON`) are left out, as query words and as targets, and so
+are numbers as targets (``numbers``: ``23``). The caller looks the keys up in its own
+index; a record is kept when the strongest target it holds per query word, summed over the
+query words, reaches :data:`THRESHOLD`, and scores that strength times the weight of where
+it holds the words.
 """
 
 from __future__ import annotations
@@ -82,11 +84,12 @@ NEIGHBOURS_FILE: Final = "neighbours.bin"
 NEIGHBOURS_MAGIC: Final = b"MYMCP-NEIGHBOURS 1\n"
 
 # How close a link is: the same sense, a sense one step narrower, one step broader or
-# related, two steps down.
+# related, two steps down, three steps down.
 SYNONYM: Final = 1.0
 NARROWER: Final = 0.7
 NEAR: Final = 0.5
 FAR: Final = 0.25
+FARTHER: Final = 0.12
 # A broader sense's words count only where how likely the query word means its sense, times
 # how likely the other word means the broader one, reaches this.
 LEAST_BROADER: Final = 0.25
@@ -119,8 +122,10 @@ TARGET_EXPONENT: Final = 1.0
 MIN_SHARE: Final = 0.02
 # The least strength a record must reach, summed over the query words, to be a hit.
 THRESHOLD: Final = 0.01
-# Narrower senses read two steps down: only below senses with at most this many.
-FAR_FANOUT: Final = 30
+# Narrower senses read two steps down only below senses with at most this many one step
+# down (``medication``: ``metformin``), and three steps down only below senses with at most
+# this many two steps down (``offspring``: ``daughter``).
+FAR_FANOUT: Final = 150
 # Query words looked at (a longer query is read up to here).
 MAX_WORDS: Final = 12
 # Query words whose targets are kept, the least recently used forgotten first.
@@ -566,9 +571,13 @@ def _related_terms(table: Table, term: int) -> Iterator[tuple[int, float]]:
         for below in narrower:
             yield from _strength(table, below, NARROWER, share, term)
         if len(narrower) <= FAR_FANOUT:
-            for below in narrower:
-                for further in table.narrower(below):
-                    yield from _strength(table, further, FAR, share, term)
+            two = [further for below in narrower for further in table.narrower(below)]
+            for further in two:
+                yield from _strength(table, further, FAR, share, term)
+            if len(two) <= FAR_FANOUT:
+                for further in two:
+                    for furthest in table.narrower(further):
+                        yield from _strength(table, furthest, FARTHER, share, term)
 
 
 def _strength(
@@ -576,10 +585,12 @@ def _strength(
 ) -> Iterator[tuple[int, float]]:
     """The words of ``sense`` but ``term``, each with ``link`` times how likely ``term`` means
     the sense it came from (``share``) times how likely the word means ``sense``; a word
-    whose likelihoods multiply to less than ``least``, or a very common or function word,
-    gives nothing."""
+    whose likelihoods multiply to less than ``least``, a very common or function word, or a
+    number, gives nothing."""
     for member in table.members(sense):
         if member == term or table.common(member) or table.terms[member] in _function_keys():
+            continue
+        if table.terms[member].replace(" ", "").isdigit():
             continue
         likely = share * _share(table, member, sense) ** TARGET_EXPONENT
         if likely >= least:
