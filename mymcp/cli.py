@@ -128,11 +128,10 @@ _TOKEN_HELP = (
 )
 
 
-def _add_address_options(
-    parser: argparse.ArgumentParser, verb: str, *, token: bool = False
-) -> None:
-    parser.add_argument("--host", type=_loopback_host, default=HOST, help=_HOST_HELP.format(verb))
-    parser.add_argument("--port", type=_port, default=PORT, help=_PORT_HELP.format(verb))
+def _add_address_options(parser: argparse.ArgumentParser, to: str, *, token: bool = False) -> None:
+    """``--host`` and ``--port`` (and ``--require-token``) for a command that will ``to`` them."""
+    parser.add_argument("--host", type=_loopback_host, default=HOST, help=_HOST_HELP.format(to))
+    parser.add_argument("--port", type=_port, default=PORT, help=_PORT_HELP.format(to))
     if token:
         parser.add_argument("--require-token", action="store_true", help=_TOKEN_HELP)
 

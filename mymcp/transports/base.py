@@ -100,10 +100,8 @@ def _do(job: _Job) -> None:
     except BaseException as error:  # noqa: BLE001 - handed to the waiting request
         outcome = (None, error)
     if loop is not None and future is not None:
-        try:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits for the answer
             loop.call_soon_threadsafe(_settle, future, outcome)
-        except RuntimeError:  # the loop has closed: nobody waits for the answer
-            pass
 
 
 def _settle(future: asyncio.Future[Any], outcome: tuple[Any, BaseException | None]) -> None:

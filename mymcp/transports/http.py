@@ -334,11 +334,8 @@ def _required_token(env: Mapping[str, str]) -> str | None:
 
 def _guarded(scope: Scope) -> bool:
     """Whether the request is for ``/mcp`` (below the ``root_path``, as the router sees it)."""
-    path: str = scope["path"]
-    root: str = scope.get("root_path", "")
-    if root and path.startswith(root):
-        path = path[len(root) :]
-    return path == PATH or path == PATH + "/"
+    path: str = scope["path"].removeprefix(scope.get("root_path", ""))
+    return path in (PATH, PATH + "/")
 
 
 def _bearer_matches(authorization: bytes | None, token: str) -> bool:

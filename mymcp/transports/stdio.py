@@ -52,8 +52,7 @@ class _Stop(BaseException):
 class _Server:
     def __init__(self, runtime: RuntimeLike, output: BinaryIO, workers: Workers) -> None:
         self._session = Session(runtime, remembers_initialize=True)
-        self._workers = workers
-        self._output = output
+        self._workers, self._output = workers, output
         self._write_lock, self._lock = threading.Lock(), threading.Lock()
         # The calls handed to a worker and not finished: each one's request id, and a flag
         # set once the client cancels it. A free slot for each call not finished.
