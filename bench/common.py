@@ -483,6 +483,16 @@ def read_parse(paths: Sequence[Path]) -> None:
             json.loads(handle.read())
 
 
+def walk_read_parse(root: Path) -> None:
+    """Find every record file below ``root`` with ``os.walk``, then open and ``json.load`` it:
+    the plain program a person would write to read and parse a notebook's files."""
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if name.endswith(".json"):
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    json.load(handle)
+
+
 def read_parse_floor(paths: Sequence[Path], repetitions: int = 15) -> float:
     """p50 milliseconds of :func:`read_parse` over the given files."""
     return statistics.median(timed(lambda: read_parse(paths)) for _ in range(repetitions))

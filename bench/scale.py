@@ -2,12 +2,15 @@
 
 For each N, seed N canonical records into one scope (written straight as files, in the
 layout ``common.seed_root`` writes), let them settle, and time the floor: reading and
-``json.loads``-ing those files in a plain loop. Then start a server with the candidate limit
-at 100,000 (``MNEMOSYNE_MEMORY_CANDIDATE_LIMIT``) and the remember gate on, and measure:
+``json.loads``-ing those files in a plain loop over their known paths; and beside it the same
+with the files found first (``os.walk`` over the root, then ``json.load`` of each), which is
+how a program that only knows the root reads and parses them. Then start a server with the
+candidate limit at 100,000 (``MNEMOSYNE_MEMORY_CANDIDATE_LIMIT``) and the remember gate on,
+and measure:
 
 - ``first recall``: from spawning the server until its first ``memory_recall`` is answered
   (the server's start, the walk, reading, parsing and indexing every file), and that time
-  as a multiple of the floor (the goal: at most 3x);
+  as a multiple of the floor (the goal: at most 3x) and of the walk-and-parse time;
 - ``recall``, ``wider``, ``list``, ``inspect`` and ``remember``: p50 over HTTP after a
   warm-up (``wider``: queries only the wider tier answers; ``list``: the scope's first page;
   ``remember``: a new memory each time, removed again after its call, outside the timing),
@@ -55,6 +58,7 @@ from common import (
     settle,
     temporary_root,
     timed,
+    walk_read_parse,
     wider_queries,
 )
 from remember import draft, record_path
@@ -75,6 +79,8 @@ HEADER = (
     "floor s",
     "first recall s",
     "first/floor",
+    "walk+parse s",
+    "first/walk",
     "recall p50",
     "vs 1,000",
     "wider p50",
@@ -91,6 +97,7 @@ class Figures:
     size: int
     disk_bytes: int
     floor_s: float
+    walk_s: float | None
     first_s: float
     recall_ms: float
     wider_ms: float
@@ -108,6 +115,14 @@ def _floor_seconds(paths: Sequence[Path], cold: bool) -> float:
         return timed(lambda: read_parse(paths)) / 1000
     rounds = 3 if len(paths) > 20_000 else 7
     return statistics.median(timed(lambda: read_parse(paths)) for _ in range(rounds)) / 1000
+
+
+def _walk_seconds(root: Path, cold: bool) -> float | None:
+    """The median of a few passes of ``walk_read_parse`` over the root (None with ``cold``:
+    its files were just read into the page cache again)."""
+    if cold:
+        return None
+    return statistics.median(timed(lambda: walk_read_parse(root)) for _ in range(3)) / 1000
 
 
 def _evict(paths: Sequence[Path]) -> None:
@@ -186,6 +201,7 @@ def measure_size(size: int, checkout: Path | None = None, *, cold: bool = False)
         seeded = seed_root(root, size)
         settle()
         disk_bytes = sum(os.stat(path).st_size for path in seeded.paths)
+        walk_s = _walk_seconds(root, cold)
         floor_s = _floor_seconds(seeded.paths, cold)
         if cold:
             _evict(seeded.paths)
@@ -201,6 +217,7 @@ def measure_size(size: int, checkout: Path | None = None, *, cold: bool = False)
         size,
         disk_bytes,
         floor_s,
+        walk_s,
         first_s,
         found["recall"],
         found["wider"],
@@ -220,6 +237,8 @@ def _row(figures: Figures, base_recall: float | None, label: str = "") -> tuple[
         f"{figures.floor_s:.2f}",
         f"{figures.first_s:.2f}",
         f"{figures.first_s / figures.floor_s:.2f}x",
+        "-" if figures.walk_s is None else f"{figures.walk_s:.2f}",
+        "-" if figures.walk_s is None else f"{figures.first_s / figures.walk_s:.2f}x",
         ms(figures.recall_ms),
         versus,
         ms(figures.wider_ms),
