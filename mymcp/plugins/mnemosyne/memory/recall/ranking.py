@@ -633,32 +633,30 @@ def _text_words(text: str, language: str | None) -> tuple[set[str], set[str], bo
     """
     if not text.isascii():
         return {sys.intern(term) for term in terms(text)}, wording.text_keys(text, language), False
-    found = set(text.lower().split())  # the pieces, each a word if letters and digits
-    keyed = found & _SINGLES  # one letter or digit: a key as spelled
-    beyond = found - _plain_pieces  # pieces of more than one word, and words not met yet
-    if beyond:
-        found -= beyond
-        found.update(*map(_piece_terms.__getitem__, beyond))  # notes the words among them
-        keyed |= beyond - _keyless  # the pieces that may give keys of their own
-    found -= _NOT_TERMS
-    keys: set[str] = set().union(*map(wording.extra_keys_of(language).__getitem__, keyed))
-    return found, keys, True
+    found = set(text.lower().split())  # the pieces, most of them terms met before
+    beyond = found - _plain_pieces  # pieces with more than letters and digits, and the others
+    if not beyond:
+        return found, set(), True
+    found -= beyond
+    found.update(*map(_piece_terms.__getitem__, beyond))  # notes the terms among them
+    keyed = beyond - _keyless  # the pieces that may give keys of their own
+    extra_keys = wording.extra_keys_of(language).__getitem__
+    return found, set().union(*map(extra_keys, keyed)), True
 
 
 class _PieceTerms(dict[str, tuple[str, ...]]):
-    """The terms of each lowered ASCII piece of text met (stop words and single letters
-    left in), worked out on lookup; a piece met is also noted among the plain words or the
-    keyless pieces when it is one. At most _PIECES_KEPT pieces are kept; past that, all
-    three start again."""
+    """The terms of each lowered ASCII piece of text met, worked out on lookup; a piece
+    met is also noted among the plain terms or the keyless pieces when it is one. At most
+    _PIECES_KEPT pieces are kept; past that, all three start again."""
 
     def __missing__(self, piece: str) -> tuple[str, ...]:
-        found = tuple(piece.translate(_SEPARATORS).split())
+        found = tuple(_ascii_terms(piece))
         if len(self) >= _PIECES_KEPT:
             self.clear()
             _plain_pieces.clear()
             _keyless.clear()
         self[piece] = found
-        if piece.isalnum():
+        if found == (piece,):
             _plain_pieces.add(piece)
         if _gives_no_keys(piece):
             _keyless.add(piece)
@@ -675,8 +673,8 @@ def _gives_no_keys(piece: str) -> bool:
 
 
 # Pieces of ASCII text met (most pieces of a text were met before), and among them the plain
-# words (letters and digits only: each its own only term) and the pieces that give no key
-# besides their words' (see _gives_no_keys).
+# terms (letters and digits only, not a stop word nor a single letter or digit: each its own
+# only term) and the pieces that give no key besides their words' (see _gives_no_keys).
 _PIECES_KEPT: Final = 32768
 _piece_terms = _PieceTerms()
 _plain_pieces: set[str] = set()
@@ -685,7 +683,3 @@ _keyless: set[str] = set()
 _PUNCTUATION: Final = "".join(chr(code) for code in range(33, 127) if not chr(code).isalnum())
 _DROPPED_BEFORE: Final = _PUNCTUATION.replace(".", "")
 _DROPPED_AFTER: Final = _PUNCTUATION.replace("#", "").replace("+", "")
-
-
-# Single letters and digits: pieces that are keys as spelled, never terms.
-_SINGLES: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
