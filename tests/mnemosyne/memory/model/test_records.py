@@ -25,8 +25,13 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
     unknown_field,
 )
 from mymcp.plugins.mnemosyne.memory.model.values import (
+    is_canonical_id,
+    is_identifier,
+    normalize_language,
     normalize_tag,
+    normalize_tags,
     normalize_text,
+    parse_timestamp,
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import (
     SCOPE_RULES,
@@ -849,3 +854,135 @@ def test_serialize_record_writes_a_canonical_record_like_serialize_canonical() -
 )
 def test_unknown_field_names_the_first_key_no_version_knows(obj: object, field: str | None) -> None:
     assert unknown_field(obj) == field
+
+
+# --- the kept values change no outcome ------------------------------------------------------
+
+
+class Broken(Exception):
+    """A rule the record breaks (in :func:`plain_v2`)."""
+
+
+def need(value: Any) -> Any:
+    if value is None or value is False:
+        raise Broken()
+    return value
+
+
+def fields(value: object, names: tuple[str, ...]) -> dict[str, Any]:
+    return need(isinstance(value, dict) and value.keys() == set(names) and value)
+
+
+def member(kind: Any, value: object) -> Any:
+    need(isinstance(value, str) and value in {item.value for item in kind})
+    return kind(value)
+
+
+def label(value: object) -> str | None:
+    return None if value is None else need(normalize_text(value, 100))
+
+
+def identifier(value: object) -> str:
+    return need(is_identifier(value) and value)
+
+
+def plain_v2(obj: dict[str, Any]) -> CanonicalRecord | None:
+    """The version 2 rules written out plainly, keeping nothing from record to record: the
+    oracle of the parser, which checks and makes what recurs (a record's setting, its tags)
+    once. None for an invalid record."""
+    try:
+        return checked_plainly(obj)
+    except Broken:
+        return None
+
+
+def checked_plainly(obj: dict[str, Any]) -> CanonicalRecord:
+    event = obj.get("kind") == "event"
+    need(obj.keys() == set(canonical_record()) | ({"occurred_at"} if event else set()))
+    need(obj["schema_version"] == 2 and is_canonical_id(obj["id"]))
+    scope, kind = member(Scope, obj["scope"]), member(MemoryKind, obj["kind"])
+    namespace = fields(obj["namespace"], ("kind", "id", "label"))
+    namespace_kind = member(NamespaceKind, namespace["kind"])
+    rule = SCOPE_RULES[scope]
+    need(kind in rule.memory_kinds and namespace_kind in rule.namespace_kinds)
+    collection = obj["collection"]
+    if collection is not None:
+        collection = fields(collection, ("id", "label"))
+        collection = Collection(identifier(collection["id"]), label(collection["label"]))
+    provenance = fields(obj["provenance"], ("origin", "recorded_via"))
+    lifecycle = fields(obj["lifecycle"], ("state", "revision"))
+    revision = lifecycle["revision"]
+    need(type(revision) is int and revision >= 1)
+    created, updated = (need(parse_timestamp(obj[key])) for key in ("created_at", "updated_at"))
+    need(updated >= created)
+    title = None if obj["title"] is None else need(normalize_text(obj["title"], 200))
+    return CanonicalRecord(
+        obj["id"],
+        scope,
+        Namespace(namespace_kind, identifier(namespace["id"]), label(namespace["label"])),
+        collection,
+        kind,
+        need(normalize_language(obj["language"])),
+        title,
+        need(normalize_text(obj["content"], 4000)),
+        need(normalize_tags(obj["tags"])),
+        member(Origin, provenance["origin"]),
+        member(RecordedVia, provenance["recorded_via"]),
+        member(LifecycleState, lifecycle["state"]),
+        revision,
+        created,
+        updated,
+        need(parse_timestamp(obj["occurred_at"])) if event else None,
+    )
+
+
+# Valid tags in their normalized form (some equal when casefolded), and others.
+TAGS_IN_FORM = ["ops", "Ops", "tea time", "crème", "straße", "STRASSE"]
+TAGS_NOT_IN_FORM = ["OPS ", "tea  time", "", " ", "x" * 51, 3, None, ["ops"], "cre\u0300me"]
+# Values each setting field and the tags may take: valid ones that recur (so the parser keeps
+# them) and near misses of every kind.
+SETTING_VALUES = {
+    "scope": st.sampled_from(["project", "self", "relationship", "Project", None, 1, ["project"]]),
+    "kind": st.sampled_from(["decision", "event", "attribute", "summary", "Decision", None]),
+    "language": st.sampled_from(["en", " EN ", "und", None, "en_us", "x" * 40, 5, ["en"]]),
+    "namespace.kind": st.sampled_from(["project", "aspect", "person", "Project", None, {}]),
+    "namespace.id": st.sampled_from(["atlas", "beacon", "Atlas", "a-", "", None, ["atlas"]]),
+    "namespace.label": st.sampled_from([None, "Atlas", " Atlas ", "", "\r\n", 7, "x" * 101]),
+    "collection": st.sampled_from(
+        [None, {"id": "notes"}, []]
+        + [{"id": "notes", "label": label} for label in (None, "Notes", " Notes ", 5, "")]
+    ),
+    "provenance.origin": st.sampled_from(["explicit_user_statement", "user", None, ["x"]]),
+    "provenance.recorded_via": st.sampled_from(["memory_remember", "import", "other", {}]),
+    "lifecycle.state": st.sampled_from(["active", "archived", "Active", None, ("active",)]),
+    "tags": st.lists(st.sampled_from(TAGS_IN_FORM), max_size=12)
+    | st.lists(st.sampled_from([*TAGS_IN_FORM, *TAGS_NOT_IN_FORM]), max_size=12)
+    | st.sampled_from([None, "ops", {"ops": 1}, ("ops",)]),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from([v2(), v2_event()]), st.data())
+def test_the_values_the_parser_keeps_change_no_outcome(
+    base: dict[str, Any], data: st.DataObject
+) -> None:
+    labels = ("Notes", None, " Notes ")
+    met_first = [v2(tags=[tag]) for tag in TAGS_IN_FORM]  # each valid tag alone, and more
+    met_first += [v2(collection={"id": "notes", "label": label}) for label in labels]
+    for obj in met_first:
+        assert parse_record_object(obj) == plain_v2(obj)
+    for _ in range(4):  # a few records one after another, as a scan reads them
+        paths = data.draw(st.lists(st.sampled_from(sorted(SETTING_VALUES)), unique=True))
+        obj = base
+        for path in paths:
+            obj = with_path(obj, path, data.draw(SETTING_VALUES[path]))
+        expected = plain_v2(obj)
+        try:
+            parsed: CanonicalRecord | None = parse_record_object(obj)  # type: ignore[assignment]
+        except RecordInvalid:
+            parsed = None
+        assert parsed == expected
+        if expected is None:
+            assert reason_for(encode(obj)) == "invalid_record"
+        else:
+            assert parse_record_bytes(encode(obj)) == expected

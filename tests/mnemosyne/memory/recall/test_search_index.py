@@ -300,7 +300,7 @@ def _text_words_before(text: str, language: str | None) -> tuple[set[str], set[s
     found = pieces - beyond
     found.update(" ".join(beyond).translate(ranking._SEPARATORS).split())
     found -= ranking._NOT_TERMS
-    beyond |= pieces & ranking._SINGLES
+    beyond |= pieces & set("abcdefghijklmnopqrstuvwxyz0123456789")  # single letters and digits
     keys: set[str] = set().union(*(wording.piece_keys(piece, language) for piece in beyond))
     return found, keys
 

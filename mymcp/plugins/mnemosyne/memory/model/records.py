@@ -13,17 +13,17 @@ import json
 import zlib
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final, NoReturn, TypeAlias, TypeVar
+from typing import Final, NamedTuple, NoReturn, TypeAlias, TypeVar
 
 from mymcp import jsonvalue
 
 from .values import (
+    CANONICAL_ID_RE,
     CONTENT_LIMIT,
     LABEL_LIMIT,
     MAX_TAGS,
     TAG_LIMIT,
     TITLE_LIMIT,
-    is_canonical_id,
     is_identifier,
     is_legacy_id,
     normalize_language,
@@ -205,6 +205,7 @@ _NESTED_KEYS: Final = {
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=StrEnum)
+_P = TypeVar("_P")
 
 
 def _invalid() -> NoReturn:
@@ -244,7 +245,8 @@ def parse_record_object(obj: object) -> Record:
 
     Raises :class:`RecordInvalid` (``invalid_record``) on any broken rule.
     """
-    if not isinstance(obj, dict) or not obj.keys() <= _KNOWN_KEYS:
+    # (Each version's rules take only keys it knows, all of them in _KNOWN_KEYS.)
+    if not isinstance(obj, dict):
         _invalid()
     version = obj.get("schema_version")
     # ``type(...) is int`` keeps out bool and float (true, 2.0).
@@ -314,37 +316,70 @@ def _identifier(value: object) -> str:
     return value
 
 
-def _namespace(value: object, scope: Scope) -> Namespace:
-    fields = _fields(value, _NAMESPACE_SET)
-    key = (scope, fields["kind"], fields["id"], fields["label"])
-    found = _known(_namespaces, key)
-    if found is None:
-        kind = _enum(NamespaceKind, fields["kind"])
-        _check(kind in SCOPE_RULES[scope].namespace_kinds)
-        found = Namespace(kind=kind, id=_identifier(fields["id"]), label=_label(fields["label"]))
-        _keep(_namespaces, key, found)
-    return found
+def _namespace(fields: dict[str, object], scope: Scope) -> Namespace:
+    kind = _enum(NamespaceKind, fields["kind"])
+    _check(kind in SCOPE_RULES[scope].namespace_kinds)
+    return Namespace(kind=kind, id=_identifier(fields["id"]), label=_label(fields["label"]))
 
 
-def _collection(value: object) -> Collection | None:
-    if value is None:
+def _collection(fields: dict[str, object] | None) -> Collection | None:
+    if fields is None:
         return None
-    fields = _fields(value, _COLLECTION_SET)
-    key = (fields["id"], fields["label"])
-    found = _known(_collections, key)
+    return Collection(id=_identifier(fields["id"]), label=_label(fields["label"]))
+
+
+class _Setting(NamedTuple):
+    """Where a version 2 record belongs and how it came: the values that come back record
+    after record."""
+
+    scope: Scope
+    kind: MemoryKind
+    namespace: Namespace
+    collection: Collection | None
+    language: str
+    origin: Origin
+    recorded_via: RecordedVia
+    state: LifecycleState
+
+
+def _setting(
+    obj: dict[str, object], provenance: dict[str, object], lifecycle: dict[str, object]
+) -> _Setting:
+    """The checked setting of a version 2 record, made once for the values its file gives
+    (kept in _settings)."""
+    namespace = _fields(obj["namespace"], _NAMESPACE_SET)
+    collection = obj["collection"]
+    place: tuple[object, ...] = (namespace["kind"], namespace["id"], namespace["label"])
+    if collection is not None:
+        collection = _fields(collection, _COLLECTION_SET)
+        place += (collection["id"], collection["label"])  # a longer key: no null one equals it
+    scope, kind, language = obj["scope"], obj["kind"], obj["language"]
+    origin, state = provenance["origin"], lifecycle["state"]
+    key = (scope, kind, language, origin, provenance["recorded_via"], state, *place)
+    found = _known(_settings, key)
     if found is None:
-        found = Collection(id=_identifier(fields["id"]), label=_label(fields["label"]))
-        _keep(_collections, key, found)
+        valid_scope, valid_kind = _pair(_SCOPE_KINDS, scope, kind)
+        found = _Setting(
+            valid_scope,
+            valid_kind,
+            _namespace(namespace, valid_scope),
+            _collection(collection),
+            _valid(normalize_language(language)),
+            *_pair(_PROVENANCES, origin, provenance["recorded_via"]),
+            _enum(LifecycleState, state),
+        )
+        _keep(_settings, key, found)
     return found
 
 
-# The namespaces and collections of valid records, by the values their files give: the
-# same few come back record after record, so each is checked and made once (at most
-# _PARTS_KEPT of each). A valid key holds only strings and None, which nothing else
-# equals, so a value that breaks a rule never finds one.
+# The settings of valid records, by the values their files give: the same few come back
+# record after record, so each is checked and made once (at most _PARTS_KEPT of them). A
+# valid key holds only strings and None, which nothing else equals, so a value that
+# breaks a rule never finds one.
 _PARTS_KEPT: Final = 4096
-_namespaces: dict[tuple[object, ...], Namespace] = {}
-_collections: dict[tuple[object, ...], Collection] = {}
+_settings: dict[tuple[object, ...], _Setting] = {}
+# Valid tags that are their own normalized form, with their casefolded forms.
+_tag_folds: dict[str, str] = {}
 
 
 def _known(kept: dict[tuple[object, ...], _T], key: tuple[object, ...]) -> _T | None:
@@ -371,13 +406,10 @@ def _parse_v2(obj: dict[str, object]) -> CanonicalRecord:
     is_event = obj.get("kind") == MemoryKind.EVENT.value
     _check(obj.keys() == (_V2_EVENT_KEYS if is_event else _V2_KEYS))
     record_id = obj["id"]
-    if not isinstance(record_id, str) or not is_canonical_id(record_id):
+    if not isinstance(record_id, str) or CANONICAL_ID_RE.fullmatch(record_id) is None:
         _invalid()
-    scope = _enum(Scope, obj["scope"])
-    kind = _enum(MemoryKind, obj["kind"])
-    _check(kind in SCOPE_RULES[scope].memory_kinds)
-    provenance = _fields(obj["provenance"], _PROVENANCE_SET)
     lifecycle = _fields(obj["lifecycle"], _LIFECYCLE_SET)
+    setting = _setting(obj, _fields(obj["provenance"], _PROVENANCE_SET), lifecycle)
     created_at = _valid(parse_timestamp(obj["created_at"]))
     updated_at = _valid(parse_timestamp(obj["updated_at"]))
     # Canonical timestamps are fixed-width ASCII, so string order is time order.
@@ -385,22 +417,64 @@ def _parse_v2(obj: dict[str, object]) -> CanonicalRecord:
     title = obj["title"]
     return CanonicalRecord(
         id=record_id,
-        scope=scope,
-        namespace=_namespace(obj["namespace"], scope),
-        collection=_collection(obj["collection"]),
-        kind=kind,
-        language=_valid(normalize_language(obj["language"])),
+        scope=setting.scope,
+        namespace=setting.namespace,
+        collection=setting.collection,
+        kind=setting.kind,
+        language=setting.language,
         title=None if title is None else _valid(normalize_text(title, TITLE_LIMIT)),
         content=_valid(normalize_text(obj["content"], CONTENT_LIMIT)),
-        tags=_valid(normalize_tags(obj["tags"])),
-        origin=_enum(Origin, provenance["origin"]),
-        recorded_via=_enum(RecordedVia, provenance["recorded_via"]),
-        state=_enum(LifecycleState, lifecycle["state"]),
+        tags=_tags(obj["tags"]),
+        origin=setting.origin,
+        recorded_via=setting.recorded_via,
+        state=setting.state,
         revision=_revision(lifecycle["revision"]),
         created_at=created_at,
         updated_at=updated_at,
         occurred_at=_valid(parse_timestamp(obj[_OCCURRED_AT])) if is_event else None,
     )
+
+
+# The pairs of values a version 2 file may give, by those values: a scope with a kind of
+# memory it holds, an origin with a way of recording.
+_SCOPE_KINDS: Final[dict[tuple[object, object], tuple[Scope, MemoryKind]]] = {
+    (scope.value, kind.value): (scope, kind)
+    for scope, rule in SCOPE_RULES.items()
+    for kind in rule.memory_kinds
+}
+_PROVENANCES: Final[dict[tuple[object, object], tuple[Origin, RecordedVia]]] = {
+    (origin.value, via.value): (origin, via) for origin in Origin for via in RecordedVia
+}
+
+
+def _pair(pairs: dict[tuple[object, object], _P], first: object, second: object) -> _P:
+    try:
+        return pairs[first, second]  # only strings equal a key's values
+    except (KeyError, TypeError):  # TypeError: a list or an object, unhashable (and invalid)
+        _invalid()
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    """A version 2 record's tags, normalized (``normalize_tags``).
+
+    The same few tags come back record after record, most of them already in their form:
+    those are kept with their casefolded forms (at most _PARTS_KEPT), and a list of them
+    only needs its casefolded forms to differ.
+    """
+    try:
+        folded = set(map(_tag_folds.__getitem__, value))  # type: ignore[call-overload]
+    except (KeyError, TypeError):  # a tag not met in its form yet, or not a list of strings
+        tags = _valid(normalize_tags(value))
+        if len(_tag_folds) >= _PARTS_KEPT:
+            _tag_folds.clear()
+        if isinstance(value, list | tuple):  # it is, being valid
+            pairs = zip(tags, value, strict=True)
+            _tag_folds.update((tag, tag.casefold()) for tag, item in pairs if tag == item)
+        return tags
+    # Every item is a valid tag in its form: the rest of normalize_tags's rule.
+    if not isinstance(value, list | tuple) or len(value) > MAX_TAGS or len(folded) != len(value):
+        _invalid()
+    return tuple(value)
 
 
 def duplicate_key(memory: CanonicalRecord) -> tuple[object, ...]:

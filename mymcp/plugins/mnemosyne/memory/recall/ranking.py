@@ -500,31 +500,76 @@ def record_words(stored: StoredRecord, record: Record) -> Words | None:
     A canonical record's file name (``mem_<hex>.json``) gives the path the terms ``mem``,
     the hex of its ID and ``json``; the index lists the ID's term under the file name.
     """
-    canonical = record if isinstance(record, CanonicalRecord) else None
-    if canonical is not None and canonical.state is LifecycleState.ARCHIVED:
-        return None
-    language = wording.stemming_language(None if canonical is None else canonical.language)
+    namespace: str | None = None
+    name: str | None = None
+    if isinstance(record, CanonicalRecord):
+        if record.state is LifecycleState.ARCHIVED:
+            return None
+        language = wording.stemming_language(record.language)
+        place = _canonical_place(stored.parts[1:-1], language)
+        namespace, name = sys.intern(record.namespace.id), stored.parts[-1]
+    else:
+        language = wording.stemming_language(None)
+        # A legacy file name gives the path its own terms, and is read like a folder's.
+        folders = _path_words(stored)
+        place = _place(folders, language, _text_terms(stored.parts[-1]))
     title_terms, title_keys, title_derived = _text_words(record.title or "", language)
     content_terms, content_keys, content_derived = _text_words(record.content, language)
-    folders = _path_words(stored)
-    shorts = [_short_words(text, language) for text in (*folders, *record.tags)]
-    # A canonical file name gives the same few terms; a legacy one, its own.
-    name_terms = _FILE_NAME_TERMS if canonical is not None else _text_terms(stored.parts[-1])
-    path_terms = set(name_terms).union(*[short.terms for short in shorts])
+    path_terms, path_keys, tag_keys = place.terms, place.keys, _NO_TAGS
+    if record.tags:
+        shorts = [_short_words(tag, language) for tag in record.tags]
+        path_terms = path_terms.union(*[short.terms for short in shorts])
+        path_keys = path_keys.union(*[short.keys for short in shorts])
+        tag_keys = frozenset([short.tag_key for short in shorts])
     return Words(
         (title_terms, path_terms, content_terms),
-        (title_keys, set().union(*[short.keys for short in shorts]), content_keys),
+        (title_keys, path_keys, content_keys),
         (title_derived, False, content_derived),
-        {short.tag_key for short in shorts[len(folders) :]},
-        None if canonical is None else sys.intern(canonical.namespace.id),
+        tag_keys,
+        namespace,
         language,
-        None if canonical is None else stored.parts[-1],
-        _folder_keys(stored),
+        name,
+        place.folder_keys,
     )
 
 
 # The terms every canonical record's file name gives besides its ID's hex.
 _FILE_NAME_TERMS: Final = frozenset({"mem", "json"})
+_NO_TAGS: Final[frozenset[str]] = frozenset()
+
+
+class _Place(NamedTuple):
+    """The words a record's place gives: the path's terms and keys of its folders (and file
+    name), and the English keys of its folder names (:func:`_folder_keys`)."""
+
+    terms: frozenset[str]
+    keys: frozenset[str]
+    folder_keys: frozenset[str]
+
+
+def _canonical_place(folders: tuple[str, ...], language: str | None) -> _Place:
+    """The words of a canonical record's folders: the same few come back record after
+    record, so they are kept (at most 4,096)."""
+    key = (folders, language)
+    found = _places.get(key)
+    if found is None:
+        found = _place(folders, language, _FILE_NAME_TERMS)
+        if len(_places) >= 4096:
+            _places.clear()
+        _places[key] = found
+    return found
+
+
+def _place(folders: tuple[str, ...], language: str | None, name_terms: Set[str]) -> _Place:
+    shorts = [_short_words(folder, language) for folder in folders]
+    return _Place(
+        frozenset(name_terms).union(*[short.terms for short in shorts]),
+        frozenset().union(*[short.keys for short in shorts]),
+        _keys_of_folders(folders),
+    )
+
+
+_places: dict[tuple[tuple[str, ...], str | None], _Place] = {}
 
 
 class _Short(NamedTuple):
@@ -583,38 +628,58 @@ def _text_words(text: str, language: str | None) -> tuple[set[str], set[str], bo
     spelled: ``wording.extra_keys_of``) of the pieces (what lies between white space) that
     hold something besides letters and digits, or are one letter or digit; a word with
     punctuation around it (``plans.``) lists nothing. Other text gets all of its keys
-    listed. (Everything here runs in C but the call, on sets of distinct pieces: it is done
-    for every record of a scope.)
+    listed. (It is done for every record of a scope: everything runs in C on sets of
+    distinct pieces, but for the pieces never met before.)
     """
     if not text.isascii():
         return {sys.intern(term) for term in terms(text)}, wording.text_keys(text, language), False
-    found = set(text.lower().split())  # the pieces, each a word if letters and digits
-    beyond = found - _plain_pieces  # pieces of more than one word, and words not seen yet
-    if beyond:
-        words = set(filter(str.isalnum, beyond))
-        if words:
-            beyond -= words
-            _note_plain(words)
-    keyed = beyond | (found & _SINGLES)  # the pieces that may give keys of their own
-    if beyond:
-        found -= beyond
-        found.update(" ".join(beyond).translate(_SEPARATORS).split())
-    found -= _NOT_TERMS
-    keys: set[str] = set().union(*map(wording.extra_keys_of(language).__getitem__, keyed))
-    return found, keys, True
+    found = set(text.lower().split())  # the pieces, most of them terms met before
+    beyond = found - _plain_pieces  # pieces with more than letters and digits, and the others
+    if not beyond:
+        return found, set(), True
+    found -= beyond
+    found.update(*map(_piece_terms.__getitem__, beyond))  # notes the terms among them
+    keyed = beyond - _keyless  # the pieces that may give keys of their own
+    extra_keys = wording.extra_keys_of(language).__getitem__
+    return found, set().union(*map(extra_keys, keyed)), True
 
 
-# Pieces of ASCII text seen to be plain words (letters and digits only), at most
-# _PLAIN_PIECES: most pieces of a text are words seen before.
-_PLAIN_PIECES: Final = 32768
+class _PieceTerms(dict[str, tuple[str, ...]]):
+    """The terms of each lowered ASCII piece of text met, worked out on lookup; a piece
+    met is also noted among the plain terms or the keyless pieces when it is one. At most
+    _PIECES_KEPT pieces are kept; past that, all three start again."""
+
+    def __missing__(self, piece: str) -> tuple[str, ...]:
+        found = tuple(_ascii_terms(piece))
+        if len(self) >= _PIECES_KEPT:
+            self.clear()
+            _plain_pieces.clear()
+            _keyless.clear()
+        self[piece] = found
+        if found == (piece,):
+            _plain_pieces.add(piece)
+        if _gives_no_keys(piece):
+            _keyless.add(piece)
+        return found
+
+
+def _gives_no_keys(piece: str) -> bool:
+    """Whether a lowered ASCII piece is, in every language, a word of two letters or
+    digits or more with only punctuation around it that no key keeps (not a ``.`` before
+    it, not ``#`` or ``+`` after it): such a piece gives the keys of its word and no other.
+    """
+    word = piece.lstrip(_DROPPED_BEFORE).rstrip(_DROPPED_AFTER)
+    return len(word) > 1 and word.isalnum()
+
+
+# Pieces of ASCII text met (most pieces of a text were met before), and among them the plain
+# terms (letters and digits only, not a stop word nor a single letter or digit: each its own
+# only term) and the pieces that give no key besides their words' (see _gives_no_keys).
+_PIECES_KEPT: Final = 32768
+_piece_terms = _PieceTerms()
 _plain_pieces: set[str] = set()
-
-
-def _note_plain(words: set[str]) -> None:
-    if len(_plain_pieces) + len(words) > _PLAIN_PIECES:
-        _plain_pieces.clear()
-    _plain_pieces.update(words)
-
-
-# Single letters and digits: pieces that are keys as spelled, never terms.
-_SINGLES: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_keyless: set[str] = set()
+# ASCII punctuation a piece's key drops before its first letter or digit, and after its last.
+_PUNCTUATION: Final = "".join(chr(code) for code in range(33, 127) if not chr(code).isalnum())
+_DROPPED_BEFORE: Final = _PUNCTUATION.replace(".", "")
+_DROPPED_AFTER: Final = _PUNCTUATION.replace("#", "").replace("+", "")
