@@ -163,7 +163,11 @@ class _InProcess:
     def warm(self, function: Callable[[Any], object], job: Any) -> None:
         function(job)
 
-    def in_order(self, function: Callable[[Any], Any], jobs: Any, _: object) -> Any:
+    def in_order(
+        self, function: Callable[[Any], Any], jobs: Any, _: object, on_handed: Any = None
+    ) -> Any:
+        if on_handed is not None:
+            on_handed()
         return map(function, jobs)
 
     def close(self, *, wait: bool = True) -> None:
@@ -246,6 +250,47 @@ def test_a_recall_after_reading_ahead_scans_nothing_again(
     hits = ranking.recall(context.store, root, RecallRequest("note3", Scope.PROJECT))
     assert hits[0].stored.parts[-1] == f"mem_{3:032x}.json"
     assert snapshot_tree(root) == before  # nothing created or changed
+
+
+def test_reading_ahead_gives_way_once_its_files_are_handed_to_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large_from_4: None
+) -> None:
+    from mymcp.plugins.mnemosyne.memory.storage import scan
+
+    monkeypatch.setattr(scan, "Workers", _InProcess)
+    root = tmp_path / "memory"
+    _notebook(root, 6)
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
+    context = MnemosyneContext(candidate_limit=1000)
+    under_way_at_first_run: list[bool] = []
+    read_run = scan._read_run
+
+    def first_run(job: Any) -> Any:
+        if job.files:  # not the empty job that starts the workers
+            under_way_at_first_run.append(context.read_ahead_under_way.is_set())
+        return read_run(job)
+
+    monkeypatch.setattr(scan, "_read_run", first_run)
+
+    plugin.read_ahead(context)
+
+    assert under_way_at_first_run[0]  # the workers' first run came after the word was given
+
+
+@pytest.mark.parametrize("scopes", [{}, {"project": 2}], ids=["no-root", "small-notebook"])
+def test_reading_ahead_with_nothing_to_read_gives_way_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scopes: dict[str, int]
+) -> None:
+    root = tmp_path / "memory"
+    for scope, count in scopes.items():
+        _notebook(root, count, scope)
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
+    context = MnemosyneContext(candidate_limit=100_000)
+    assert not context.read_ahead_under_way.is_set()
+
+    plugin.read_ahead(context)
+
+    assert context.read_ahead_under_way.is_set()
 
 
 def test_reading_ahead_a_missing_root_creates_nothing(

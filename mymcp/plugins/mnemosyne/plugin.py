@@ -113,8 +113,11 @@ class MnemosyneContext:
         candidate_limit: int = gates.DEFAULT_CANDIDATE_LIMIT,
     ) -> None:
         self._store = store
-        self._candidate_limit = candidate_limit
+        self.candidate_limit = candidate_limit
         self._lock = threading.Lock()
+        # Set once reading ahead no longer needs the interpreter to itself: its scans have
+        # handed their files to worker processes, or it has nothing (more) to do.
+        self.read_ahead_under_way = threading.Event()
 
     @property
     def store(self) -> MemoryStore:
@@ -123,7 +126,10 @@ class MnemosyneContext:
                 if self._store is None:
                     from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
 
-                    self._store = MemoryStore(candidate_limit=self._candidate_limit)
+                    self._store = MemoryStore(
+                        candidate_limit=self.candidate_limit,
+                        on_shared_out=self.read_ahead_under_way.set,
+                    )
         return self._store
 
     def memory_root(self) -> Path:
@@ -168,8 +174,22 @@ def mnemosyne_contribution() -> PluginContribution:
     settings = gates.load_settings()
     context = MnemosyneContext(candidate_limit=settings.candidate_limit)
     contribution = _contribution(settings.gates, context)
-    _start_warm_up(context)
+    if _start_warm_up(context):
+        _give_way(context)
     return contribution
+
+
+# How long the process's other work waits for reading ahead to hand its files out, at most.
+READ_AHEAD_HEAD_START_S = 2.0
+
+
+def _give_way(context: MnemosyneContext) -> None:
+    """Wait until reading ahead has handed its files to the worker processes (or has nothing
+    to read): until then the worker processes wait for it, and it shares the interpreter
+    with the server's own start (importing the web framework, the services). Only a raised
+    candidate limit lets a scope hold enough memories to be read ahead."""
+    if context.candidate_limit > gates.DEFAULT_CANDIDATE_LIMIT:
+        context.read_ahead_under_way.wait(READ_AHEAD_HEAD_START_S)
 
 
 def warm_up(context: MnemosyneContext | None = None) -> None:
@@ -186,6 +206,7 @@ def warm_up(context: MnemosyneContext | None = None) -> None:
         threading.Thread(
             target=read_ahead, args=(context,), name="mnemosyne-read-ahead", daemon=True
         ).start()
+        _give_way(context)
     for name in SERVICE_MODULES:
         try:
             importlib.import_module(name)
@@ -206,11 +227,19 @@ def read_ahead(context: MnemosyneContext) -> None:
     it again and report it, bounded.
     """
     try:
-        from mymcp.plugins.mnemosyne.memory.recall import ranking
+        _read_ahead(context)
+    finally:
+        context.read_ahead_under_way.set()
 
+
+def _read_ahead(context: MnemosyneContext) -> None:
+    try:
         root = context.memory_root()
         store = context.store
         scopes = store.large_scopes(root)
+        if not scopes:
+            return
+        from mymcp.plugins.mnemosyne.memory.recall import ranking
     except Exception:  # noqa: BLE001 - the calls meet it again and report it
         return
     for scope in scopes:
@@ -244,15 +273,18 @@ _warm_up_lock = threading.Lock()
 _warm_up_thread: threading.Thread | None = None
 
 
-def _start_warm_up(context: MnemosyneContext) -> None:
-    """Start :func:`warm_up` on a thread of its own, once per process."""
+def _start_warm_up(context: MnemosyneContext) -> bool:
+    """Start :func:`warm_up` on a thread of its own, once per process; whether this call
+    started it."""
     global _warm_up_thread
     with _warm_up_lock:
-        if _warm_up_thread is None:
-            _warm_up_thread = threading.Thread(
-                target=warm_up, args=(context,), name="mnemosyne-warm-up"
-            )
-            _warm_up_thread.start()
+        if _warm_up_thread is not None:
+            return False
+        _warm_up_thread = threading.Thread(
+            target=warm_up, args=(context,), name="mnemosyne-warm-up"
+        )
+        _warm_up_thread.start()
+        return True
 
 
 def build_mnemosyne_contribution(

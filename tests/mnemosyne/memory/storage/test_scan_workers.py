@@ -63,8 +63,14 @@ class _Here:
         _pickled(function(_pickled(job)))
 
     def in_order(
-        self, function: Callable[[Any], Any], jobs: Sequence[Any], fallback: Callable[[Any], Any]
+        self,
+        function: Callable[[Any], Any],
+        jobs: Sequence[Any],
+        fallback: Callable[[Any], Any],
+        on_handed: Callable[[], None] | None = None,
     ) -> Iterator[Any]:
+        if on_handed is not None:
+            on_handed()
         for number, job in enumerate(jobs):
             yield fallback(job) if self.fails(number) else _pickled(function(_pickled(job)))
 
@@ -365,12 +371,16 @@ class _Held(_Here):
     runs: list[int] = []
 
     def in_order(
-        self, function: Callable[[Any], Any], jobs: Sequence[Any], fallback: Callable[[Any], Any]
+        self,
+        function: Callable[[Any], Any],
+        jobs: Sequence[Any],
+        fallback: Callable[[Any], Any],
+        on_handed: Callable[[], None] | None = None,
     ) -> Iterator[Any]:
         self.arrived.set()
         assert self.release.wait(30)
         self.runs.append(len(jobs))
-        yield from super().in_order(function, jobs, fallback)
+        yield from super().in_order(function, jobs, fallback, on_handed)
 
 
 @pytest.fixture

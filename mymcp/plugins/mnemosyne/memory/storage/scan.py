@@ -599,8 +599,11 @@ class Scanner:
         feed: ChangeFeed,
         limit: int = files.MAX_CANDIDATES,
         guard: Guard | None = None,
+        on_shared_out: Callable[[], None] | None = None,
     ) -> None:
         self._clock = clock
+        # Told each time a first scan has handed its first runs to worker processes.
+        self._on_shared_out = on_shared_out
         self._feed = feed
         self._limit = limit
         self._guard = guard
@@ -966,7 +969,7 @@ class Scanner:
             )
             for start, end in _runs(len(fresh), size, workers.count)
         ]
-        results = workers.in_order(_read_run, jobs, _not_read)
+        results = workers.in_order(_read_run, jobs, _not_read, self._on_shared_out)
         return self._taken(cache, jobs, results)
 
     def _taken(

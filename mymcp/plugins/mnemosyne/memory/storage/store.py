@@ -66,10 +66,15 @@ class MemoryStore:
         clock: Callable[[], int] = time.time_ns,
         watch_changes: bool = True,
         candidate_limit: int = files.MAX_CANDIDATES,
+        on_shared_out: Callable[[], None] | None = None,
     ) -> None:
+        """``on_shared_out`` is called each time a first scan has handed its first runs of
+        files to worker processes (from then on they do most of its work)."""
         feed = shared_feed() if watch_changes else ChangeFeed(enabled=False)
         self.candidate_limit = candidate_limit
-        self._scanner = scan.Scanner(clock, feed, candidate_limit, guard=_Unavailable)
+        self._scanner = scan.Scanner(
+            clock, feed, candidate_limit, guard=_Unavailable, on_shared_out=on_shared_out
+        )
 
     # --- reads ---------------------------------------------------------------------------
 

@@ -58,10 +58,15 @@ class Workers(AbstractContextManager["Workers"]):
             pass
 
     def in_order(
-        self, function: Callable[[_J], _R], jobs: Sequence[_J], fallback: Callable[[_J], _R]
+        self,
+        function: Callable[[_J], _R],
+        jobs: Sequence[_J],
+        fallback: Callable[[_J], _R],
+        on_handed: Callable[[], None] | None = None,
     ) -> Iterator[_R]:
         """``function(job)`` for each job, in order, computed by the workers; ``fallback(job)``,
-        here, for each job they could not do.
+        here, for each job they could not do. ``on_handed`` is called once the first jobs
+        are handed over, before the first result is waited for.
 
         Only a few jobs are handed over ahead of the one whose result comes next (enough to
         keep every worker busy): a process that ends meanwhile waits for those few, not for
@@ -77,6 +82,9 @@ class Workers(AbstractContextManager["Workers"]):
                 except Exception:  # noqa: BLE001 - the jobs not handed over are done here
                     refused = True
                 handed += 1
+            if on_handed is not None:
+                on_handed()
+                on_handed = None
             future = futures.pop(number, None)
             yield fallback(job) if future is None else _result(future, job, fallback)
 
