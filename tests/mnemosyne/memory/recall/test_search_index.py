@@ -333,3 +333,70 @@ def test_ascii_text_lists_the_keys_it_listed_before_less_those_its_terms_give(
     # same set; only keys the terms already give are no longer listed.
     assert keys | from_terms == keys_before | from_terms
     assert keys <= keys_before
+
+
+# Words of a record as recall could describe them: terms and keys per part, whether each
+# part's keys are derived, in one of two stemming languages (or none), sometimes not listed.
+TERM_SETS = st.frozensets(st.sampled_from(WORDS), max_size=4)
+DESCRIBED = st.none() | st.builds(
+    search_index.Words,
+    st.tuples(TERM_SETS, TERM_SETS, TERM_SETS),
+    st.tuples(TERM_SETS, TERM_SETS, TERM_SETS),
+    st.tuples(st.booleans(), st.booleans(), st.booleans()),
+    TERM_SETS,
+    st.sampled_from((None, "atlas", "beacon")),
+    st.sampled_from((None, "english", "french")),
+    st.none(),
+    TERM_SETS,
+)
+
+
+def _state(index: SearchIndex) -> tuple[object, ...]:
+    """Everything an index lists, by record position, whichever way it was filled."""
+    with index.lock:
+        index.mentions()  # flushes what waits
+        tables = [table.words() for table in index._all_tables()]
+        mapped = {language: terms for language, terms in index._mapped.items() if terms}
+        key_terms = {
+            language: {key: terms for key, terms in by_key.items() if terms}
+            for language, by_key in index._key_terms.items()
+            if by_key
+        }
+        return (
+            tables,
+            mapped,
+            key_terms,
+            index._languages,
+            +index._language_counts,
+            index._folders,
+            +index._folder_counts,
+            index._named,
+            [item.index_number if item else None for item in index._records],
+        )
+
+
+@settings(max_examples=80, deadline=None)
+@given(described=st.lists(DESCRIBED, min_size=1, max_size=12), split=st.integers(0, 12))
+def test_a_part_lists_what_adding_its_records_one_by_one_lists(
+    described: list[search_index.Words | None], split: int
+) -> None:
+    items = [stored(number, "t", "c", (), False) for number in range(len(described))]
+    words_of = {id(item): words for item, words in zip(items, described, strict=True)}
+
+    def describe(item: StoredRecord, record: object) -> search_index.Words | None:
+        return words_of[id(item)]
+
+    one_by_one = SearchIndex(describe, wording.word_key)
+    for item in items:
+        one_by_one.added(item, item.record)
+    expected = _state(one_by_one)
+    for item in items:
+        item.index_number = -1
+
+    in_parts = SearchIndex(describe, wording.word_key)
+    for run in (items[:split], items[split:]):
+        pairs = [(item, item.record) for item in run]
+        part = search_index.make_part(describe, wording.word_key, pairs)
+        in_parts.added_part(run, part)
+
+    assert _state(in_parts) == expected

@@ -126,15 +126,17 @@ class _Table:
 
     def flush(self, records: int) -> None:
         """Move the pending numbers into the lists (``records``: the numbers given)."""
-        for word, numbers in self.pending.items():
-            self._extend(word, numbers, records)
+        self._extend(self.pending.items(), records)
         self.pending.clear()
 
     def merge(self, other: _Table, base: int, records: int) -> None:
         """Take in the lists of another table (of a part), its numbers raised by ``base``;
         every number here is below ``base``."""
-        for word, numbers in other.sparse.items():
-            self._extend(word, array("i", map(base.__add__, numbers)), records)
+        shift = base.__add__
+        self._extend(
+            ((word, array("i", map(shift, numbers))) for word, numbers in other.sparse.items()),
+            records,
+        )
         for word, bits in other.dense.items():
             listed = self.sparse.pop(word, None)
             if listed is not None:
@@ -143,20 +145,25 @@ class _Table:
                 bits = self.dense.get(word, 0) | bits << base
             self.dense[sys.intern(word)] = bits
 
-    def _extend(self, word: str, numbers: array | list[int], records: int) -> None:  # type: ignore[type-arg]
-        bits = self.dense.get(word)
-        if bits is not None:
-            self.dense[word] = bits | _bitmap_of(numbers)
-            return
-        listed = self.sparse.get(word)
-        if listed is None:
-            # A word is kept once, whichever tables list it.
-            listed = self.sparse[sys.intern(word)] = array("i", numbers)
-        else:
-            listed.extend(numbers)
-        if len(listed) >= _DENSE_FROM and len(listed) * 32 >= records:
-            self.dense[sys.intern(word)] = _bitmap_of(listed)
-            del self.sparse[word]
+    def _extend(self, lists: Iterable[tuple[str, array | list[int]]], records: int) -> None:  # type: ignore[type-arg]
+        """Add each word's numbers (above every number listed) to its list."""
+        dense, sparse = self.dense, self.sparse
+        for word, numbers in lists:
+            bits = dense.get(word)
+            if bits is not None:
+                dense[word] = bits | _bitmap_of(numbers)
+                continue
+            listed = sparse.get(word)
+            if listed is not None:
+                listed.extend(numbers)
+                if len(listed) >= _DENSE_FROM and len(listed) * 32 >= records:
+                    dense[sys.intern(word)] = _bitmap_of(listed)
+                    del sparse[word]
+            elif len(numbers) >= _DENSE_FROM and len(numbers) * 32 >= records:
+                # A word is kept once, whichever tables list it.
+                dense[sys.intern(word)] = _bitmap_of(numbers)
+            else:
+                sparse[sys.intern(word)] = array("i", numbers)
 
     def words(self) -> dict[str, list[int]]:
         """Every word with its record numbers (for tests)."""
@@ -268,8 +275,9 @@ class SearchIndex:
         away from it (in another process: so it holds only what pickles by name)."""
         return partial(make_part, self._describe, self._key_of)
 
-    def _list_words(self, words: Words, number: int) -> None:
-        """List the words of record ``number`` (they wait in the tables' pending lists)."""
+    def _list_words(self, words: Words, number: int, *, map_keys: bool = True) -> None:
+        """List the words of record ``number`` (they wait in the tables' pending lists);
+        with ``map_keys`` false, the keys of its derived terms are left to the caller."""
         for tables, lists in ((self._tables[0], words.terms), (self._tables[1], words.keys)):
             for table, listed in zip(tables, lists, strict=True):
                 if listed:
@@ -278,7 +286,8 @@ class SearchIndex:
         for part in PARTS:
             if words.derived[part]:
                 self._derived[part].pending[language].append(number)
-                self._map_keys(words.terms[part], words.language)
+                if map_keys:
+                    self._map_keys(words.terms[part], words.language)
         if words.tags:
             _list(self._tags, words.tags, number)
         if words.namespace is not None:
@@ -293,20 +302,16 @@ class SearchIndex:
             self._flush()  # what waits comes first: every list stays in ascending order
             base = len(self._records)
             count = len(part.positions)
-            for offset, position in enumerate(part.positions):
-                record = stored[position]
-                record.index_number = base + offset
-                self._records.append(record)
+            records = list(map(stored.__getitem__, part.positions))
+            deque(map(setattr, records, repeat("index_number"), range(base, base + count)), 0)
+            self._records += records
             self._languages += part.languages
             self._language_counts.update(part.language_counts)
             self._folders += part.folders
             self._folder_counts.update(part.folder_counts)
             self._named.update((name, base + number) for name, number in part.named.items())
             self._unordered += range(base, base + count)
-            for number in range(base, base + count):
-                if len(self._live) <= number >> 3:
-                    self._live.extend(bytes(max(64, len(self._live))))
-                self._live[number >> 3] |= 1 << (number & 7)
+            self._serve(base, base + count)
             for mine, theirs in zip(self._all_tables(), part.tables, strict=True):
                 mine.merge(theirs, base, base + count)
             for language, terms in part.mapped.items():
@@ -315,6 +320,21 @@ class SearchIndex:
                 by_key = self._key_terms.setdefault(language, {})
                 for key, giving in keys.items():
                     by_key.setdefault(key, set()).update(giving)
+
+    def _serve(self, start: int, stop: int) -> None:
+        """Mark the records numbered from ``start`` to ``stop`` (excluded) served."""
+        if start >= stop:
+            return
+        live = self._live
+        while len(live) <= (stop - 1) >> 3:
+            live.extend(bytes(max(64, len(live))))
+        first, last = start >> 3, (stop - 1) >> 3
+        if first == last:
+            live[first] |= (0xFF << (start & 7)) & (0xFF >> (7 - ((stop - 1) & 7)))
+            return
+        live[first] |= (0xFF << (start & 7)) & 0xFF
+        live[first + 1 : last] = b"\xff" * (last - first - 1)
+        live[last] |= 0xFF >> (7 - ((stop - 1) & 7))
 
     def removed(self, stored: StoredRecord) -> None:
         with self.lock:
@@ -602,6 +622,7 @@ def make_part(
     languages: list[str | None] = []
     folders: list[Collection[str]] = []
     by_language = index._by_language.pending
+    keys = _KeysOfRun(index)
     for position, (stored, record) in enumerate(records):
         words = describe(stored, record)
         if words is None:
@@ -611,7 +632,9 @@ def make_part(
         languages.append(words.language)
         by_language[_language_name(words.language)].append(number)
         folders.append(words.folder_keys)
-        index._list_words(words, number)
+        keys.note(words)  # before its terms are listed
+        index._list_words(words, number, map_keys=False)
+    keys.finish()
     for table in index._all_tables():
         table.flush(len(positions))  # every table's pending numbers join its lists
     return Part(
@@ -625,6 +648,48 @@ def make_part(
         index._mapped,
         index._key_terms,
     )
+
+
+class _KeysOfRun:
+    """Notes the keys of the derived terms of a run of records for a part's index.
+
+    While every record with terms in a part has their keys derived, in the language of
+    the run's first record, the terms to note for that part are exactly those its terms
+    table lists: they are noted once, at the end, instead of record by record. From the
+    first record that breaks this on, that part's are noted as :meth:`SearchIndex.added`
+    notes them (those of the records before it first, from the table)."""
+
+    __slots__ = ("deferred", "index", "language", "started")
+
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+        self.started = False
+        self.language: str | None = None
+        self.deferred = [True for _ in PARTS]
+
+    def note(self, words: Words) -> None:
+        """Take in the next record, before its terms are listed."""
+        if not self.started:
+            self.started, self.language = True, words.language
+        for part in PARTS:
+            terms, derived = words.terms[part], words.derived[part]
+            if self.deferred[part]:
+                if not terms or (derived and words.language == self.language):
+                    continue
+                self.deferred[part] = False
+                self._from_table(part)
+            if derived:
+                self.index._map_keys(terms, words.language)
+
+    def finish(self) -> None:
+        for part in PARTS:
+            if self.deferred[part]:
+                self._from_table(part)
+
+    def _from_table(self, part: int) -> None:
+        listed = self.index._tables[0][part].pending.keys()
+        if listed:
+            self.index._map_keys(listed, self.language)
 
 
 # --- bit-sliced scores ------------------------------------------------------------------------

@@ -47,6 +47,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import Any, NamedTuple, Protocol, TypeAlias, TypeVar, cast
 
 from mymcp.plugins.mnemosyne.memory.model import faults
@@ -442,6 +444,7 @@ class _Folder:
 # A kind of scan within a scope: (start directory parts, depth).
 _ScanKey = tuple[tuple[str, ...], int]
 _NOTHING: frozenset[tuple[str, ...]] = frozenset()
+_DIRECTORY = itemgetter(slice(0, -1))  # the parts of a file's directory
 
 
 class _ScopeCache:
@@ -495,6 +498,28 @@ class _ScopeCache:
         if entry is not None and record is not None and isinstance(entry.outcome, StoredRecord):
             if old is None or entry.outcome is not old.outcome:
                 self._gained(entry.outcome, record)
+
+    def put_run(self, taken: Sequence[tuple[tuple[str, ...], _Entry | None]]) -> None:
+        """Record the outcomes of a run of files, in order, as :meth:`put` records each (no
+        whole record: none was parsed here).
+
+        When the cache holds none of them and has room for them all (the first scan of a
+        scope, as a rule), they go in at once; otherwise one by one."""
+        paths = [parts for parts, _ in taken]
+        kept = [(parts, entry) for parts, entry in taken if entry is not None]
+        bound = _scaled(MAX_ENTRIES_PER_SCOPE, self.limit)
+        if len(self.entries) + len(kept) > bound or not self.entries.keys().isdisjoint(paths):
+            for parts, entry in taken:
+                self.put(parts, entry)
+            return
+        self.entries.update(kept)
+        directories = self.directories
+        for directory, files_ in groupby(map(itemgetter(0), kept), _DIRECTORY):
+            listed = directories.get(directory)
+            if listed is None:
+                directories[directory] = set(files_)
+            else:
+                listed.update(files_)
 
     def retain(
         self,
@@ -989,6 +1014,7 @@ class Scanner:
         origin = self._origin(job.base)
         outcomes: list[Outcome] = []
         valid: list[StoredRecord] = []
+        taken: list[tuple[tuple[str, ...], _Entry | None]] = []
         with self._mutex:
             cleared = cache.cleared
             for names, (identity, settled, digest, facts, reason, error) in zip(
@@ -1008,8 +1034,9 @@ class Scanner:
                     entry = None
                     if identity is not None:
                         entry = _Entry(identity, settled, digest, reason)
-                cache.put(parts, entry)
+                taken.append((parts, entry))
                 outcomes.append(outcome)
+            cache.put_run(taken)
             self._tell(cache, job.base, valid, result.part, cache.cleared == cleared)
         gc.freeze()
         return outcomes
