@@ -49,7 +49,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, NamedTuple, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Final, NamedTuple, Protocol, TypeAlias, TypeVar, cast
 
 from mymcp.plugins.mnemosyne.memory.model import faults
 from mymcp.plugins.mnemosyne.memory.model.errors import CandidateLimitExceeded, RecordChanged
@@ -1017,13 +1017,23 @@ class Scanner:
         taken: list[tuple[tuple[str, ...], _Entry | None]] = []
         with self._mutex:
             cleared = cache.cleared
-            for names, (identity, settled, digest, facts, reason, error) in zip(
-                job.files, result.reads, strict=True
-            ):
+            for (
+                names,
+                identity,
+                settled,
+                digest,
+                title,
+                kind,
+                state,
+                legacy,
+                same,
+                reason,
+                error,
+            ) in zip(job.files, *result.columns, strict=True):
                 parts = job.start + names
                 outcome: Outcome
-                if facts is not None:
-                    assert identity is not None and digest is not None
+                if not reason:  # a valid record
+                    facts = (title, kind, state, legacy, same)
                     outcome = StoredRecord.of(facts, parts, digest, origin)
                     valid.append(outcome)
                     entry = _Entry(identity, settled, digest, outcome)
@@ -1646,16 +1656,30 @@ class _RunJob(NamedTuple):
 # What a worker read of one file: the identity (packed, as the cache keeps it), whether it
 # is settled, and the digest, that make the outcome reusable, when there are; the facts of
 # a valid record (Facts' fields) or None; the reason the file is skipped ("" for a valid
-# record); the filesystem's error, for a failed read. A plain tuple, as are the facts in
-# it: named ones pickle and unpickle through Python code, and there is one per file.
+# record); the filesystem's error, for a failed read.
 _FileRead: TypeAlias = tuple[
     bytes | None, bool, bytes | None, FactFields | None, str, OSError | None
 ]
+_NO_FACTS: Final = (None, None, None, None, None)
 
 
 class _RunRead(NamedTuple):
-    reads: list[_FileRead]
+    """What a worker read of a run, field by field: the identities of its files, whether
+    each is settled, their digests, the five fields of their facts (all None for a file
+    skipped), their reasons and errors (see ``_FileRead``); and the part made of its valid
+    records. Columns of plain values travel without a container per file, which pickling
+    and unpickling (and the collector, in the server) would each go through."""
+
+    columns: tuple[tuple[Any, ...], ...]
     part: Any
+
+
+def _columns(reads: list[_FileRead]) -> tuple[tuple[Any, ...], ...]:
+    if not reads:
+        return ((),) * 10
+    identities, settled, digests, facts, reasons, errors = zip(*reads, strict=True)
+    spread = zip(*[fields or _NO_FACTS for fields in facts], strict=True)
+    return (identities, settled, digests, *spread, reasons, errors)
 
 
 class _Moved(Exception):
@@ -1708,7 +1732,7 @@ def _run_read(job: _RunJob) -> _RunRead:
                 stored = StoredRecord.of(facts, parts, digest, None, record)
                 records.append((stored, record))
     part = job.make_part(records) if job.make_part is not None and records else None
-    return _RunRead(reads, part)
+    return _RunRead(_columns(reads), part)
 
 
 def _read_one(
