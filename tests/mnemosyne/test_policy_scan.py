@@ -112,6 +112,18 @@ def test_a_record_is_judged_in_remembers_order_first_refusal_first() -> None:
     assert policy_scan.first_refusal(parsed) == ("title", "payment_card_shape", "payment-card")
 
 
+def test_a_short_value_is_judged_alike_in_every_record_that_holds_it() -> None:
+    tag = "123-45-6789"
+    refused = canonical_record(tags=["plain", tag])
+    clean = canonical_record(tags=["plain"], title="plain")
+    verdicts = [
+        policy_scan.first_refusal(parse_record_bytes(json.dumps(record).encode()))
+        for record in (refused, clean, refused, clean)
+    ]
+    expected = ("tags[1]", "government_identifier_shape", "us-ssn")
+    assert verdicts == [expected, None, expected, None]
+
+
 def test_a_missing_root_is_an_empty_notebook(tmp_path: Path) -> None:
     assert policy_scan.scan(tmp_path / "absent") == policy_scan.Scanned(0, [])
 
