@@ -230,17 +230,28 @@ def test_reading_ahead_a_scope_over_the_limit_goes_on_with_the_next(
     assert hits[0].stored.parts[-1] == f"mem_{3:032x}.json"
 
 
-def test_a_recall_after_reading_ahead_scans_nothing_again(
+@pytest.fixture
+def six_on_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large_from_4: None
-) -> None:
-    from mymcp.plugins.mnemosyne.memory.recall import ranking
+) -> tuple[Path, MnemosyneContext]:
+    """A notebook of six memories, large enough to be read ahead by workers (in this
+    process), and a context for it."""
     from mymcp.plugins.mnemosyne.memory.storage import scan
 
     monkeypatch.setattr(scan, "Workers", _InProcess)
     root = tmp_path / "memory"
     _notebook(root, 6)
     monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
-    context = MnemosyneContext(candidate_limit=1000)
+    return root, MnemosyneContext(candidate_limit=1000)
+
+
+def test_a_recall_after_reading_ahead_scans_nothing_again(
+    monkeypatch: pytest.MonkeyPatch, six_on_workers: tuple[Path, MnemosyneContext]
+) -> None:
+    from mymcp.plugins.mnemosyne.memory.recall import ranking
+    from mymcp.plugins.mnemosyne.memory.storage import scan
+
+    root, context = six_on_workers
     before = snapshot_tree(root)
 
     plugin.read_ahead(context)
@@ -253,15 +264,11 @@ def test_a_recall_after_reading_ahead_scans_nothing_again(
 
 
 def test_reading_ahead_gives_way_once_its_files_are_handed_to_the_workers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, large_from_4: None
+    monkeypatch: pytest.MonkeyPatch, six_on_workers: tuple[Path, MnemosyneContext]
 ) -> None:
     from mymcp.plugins.mnemosyne.memory.storage import scan
 
-    monkeypatch.setattr(scan, "Workers", _InProcess)
-    root = tmp_path / "memory"
-    _notebook(root, 6)
-    monkeypatch.setenv("MNEMOSYNE_MEMORY_ROOT", str(root))
-    context = MnemosyneContext(candidate_limit=1000)
+    _, context = six_on_workers
     under_way_at_first_run: list[bool] = []
     read_run = scan._read_run
 

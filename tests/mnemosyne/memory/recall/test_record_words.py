@@ -17,12 +17,12 @@ from mymcp.plugins.mnemosyne.memory.model import vocabulary
 from mymcp.plugins.mnemosyne.memory.model.records import (
     CanonicalRecord,
     LegacyRecord,
-    Namespace,
     Record,
 )
 from mymcp.plugins.mnemosyne.memory.model.values import canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.recall import ranking, wording
 from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
+from tests.mnemosyne.memory.recall.decisions import decision
 
 PIECES = st.sampled_from(
     ["plan", "Plans.", "release,", "e.g.", ".net", "c++", "x#", "on-line", "don't", "a", "B",
@@ -41,25 +41,7 @@ def canonical(
     number: int, title: str | None, content: str, tags: tuple[str, ...], language: str,
     folders: tuple[str, ...], archived: bool,
 ) -> StoredRecord:  # fmt: skip
-    record = CanonicalRecord(
-        id=f"mem_{number:032x}",
-        scope=vocabulary.Scope.PROJECT,
-        namespace=Namespace(vocabulary.NamespaceKind.PROJECT, folders[0], None),
-        collection=None,
-        kind=vocabulary.MemoryKind.DECISION,
-        language=language,
-        title=title,
-        content=content,
-        tags=tags,
-        origin=vocabulary.Origin.EXPLICIT_USER_STATEMENT,
-        recorded_via=vocabulary.RecordedVia.MEMORY_REMEMBER,
-        state=vocabulary.LifecycleState.ARCHIVED if archived else vocabulary.LifecycleState.ACTIVE,
-        revision=1,
-        created_at="2025-01-01T00:00:00Z",
-        updated_at="2025-01-01T00:00:00Z",
-        occurred_at=None,
-    )
-    return StoredRecord(record, ("project", *folders, f"{record.id}.json"), bytes(32))
+    return decision(number, title, content, tags, archived, language=language, folders=folders)
 
 
 def legacy(

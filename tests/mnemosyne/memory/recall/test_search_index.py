@@ -16,11 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mymcp.plugins.mnemosyne.memory.model import vocabulary
-from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord, Namespace
+from mymcp.plugins.mnemosyne.memory.model.records import CanonicalRecord
 from mymcp.plugins.mnemosyne.memory.model.values import canonical_tag_key
 from mymcp.plugins.mnemosyne.memory.recall import ranking, search_index, wording
 from mymcp.plugins.mnemosyne.memory.recall.search_index import MIN_COMPACTION, SearchIndex
 from mymcp.plugins.mnemosyne.memory.storage.scan import StoredRecord
+from tests.mnemosyne.memory.recall.decisions import decision
 
 WORDS = ("alpha", "beta", "gamma", "delta", "plan", "release", "tea", "zeta", "ops", "q1")
 TEXTS = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
@@ -35,26 +36,7 @@ def stored(
     archived: bool,
     namespace: str = "atlas",
 ) -> Any:
-    record = CanonicalRecord(
-        id=f"mem_{number:032x}",
-        scope=vocabulary.Scope.PROJECT,
-        namespace=Namespace(vocabulary.NamespaceKind.PROJECT, namespace, None),
-        collection=None,
-        kind=vocabulary.MemoryKind.DECISION,
-        language="en",
-        title=title or None,
-        content=content or "x",
-        tags=tags,
-        origin=vocabulary.Origin.EXPLICIT_USER_STATEMENT,
-        recorded_via=vocabulary.RecordedVia.MEMORY_REMEMBER,
-        state=vocabulary.LifecycleState.ARCHIVED if archived else vocabulary.LifecycleState.ACTIVE,
-        revision=1,
-        created_at="2025-01-01T00:00:00Z",
-        updated_at="2025-01-01T00:00:00Z",
-        occurred_at=None,
-    )
-    parts = ("project", namespace, f"{record.id}.json")
-    return StoredRecord(record, parts, bytes(32))
+    return decision(number, title or None, content or "x", tags, archived, folders=(namespace,))
 
 
 RECORDS = st.builds(

@@ -92,38 +92,36 @@ def test_a_scope_read_by_worker_processes_is_the_scope_read_here(
     assert multiprocessing.active_children() == []  # stopped once the scan was done
 
 
+class _Recorded(Workers):
+    """Workers that do each job as it is handed over, and note it."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.handed: list[Any] = []
+
+    def _submit(self, function: Callable[[Any], Any], job: Any) -> Future[Any]:
+        self.handed.append(job)
+        future: Future[Any] = Future()
+        future.set_result(function(job))
+        return future
+
+
 def test_only_a_few_jobs_are_handed_over_ahead_of_the_result_taken() -> None:
-    handed: list[int] = []
-
-    class Recorded(Workers):
-        def _submit(self, function: Callable[[Any], Any], job: Any) -> Future[Any]:
-            handed.append(job)
-            future: Future[Any] = Future()
-            future.set_result(function(job))
-            return future
-
-    with Recorded(2) as workers:
+    workers = _Recorded(2)
+    with workers:
         results = workers.in_order(abs, list(range(-20, 0)), _failed)
         assert next(results) == 20
-        assert len(handed) == AHEAD_PER_WORKER * 2
+        assert len(workers.handed) == AHEAD_PER_WORKER * 2
         assert list(results) == list(range(19, 0, -1))
-    assert handed == list(range(-20, 0))
+    assert workers.handed == list(range(-20, 0))
 
 
 def test_the_first_jobs_are_handed_over_before_the_caller_hears_of_it_once() -> None:
-    handed: list[int] = []
     heard: list[int] = []
-
-    class Recorded(Workers):
-        def _submit(self, function: Callable[[Any], Any], job: Any) -> Future[Any]:
-            handed.append(job)
-            future: Future[Any] = Future()
-            future.set_result(function(job))
-            return future
-
-    with Recorded(2) as workers:
+    workers = _Recorded(2)
+    with workers:
         results = workers.in_order(
-            abs, list(range(-6, 0)), _failed, lambda: heard.append(len(handed))
+            abs, list(range(-6, 0)), _failed, lambda: heard.append(len(workers.handed))
         )
         assert heard == []  # nothing is handed over before the first result is asked for
         assert list(results) == [6, 5, 4, 3, 2, 1]

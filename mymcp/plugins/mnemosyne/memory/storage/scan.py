@@ -627,11 +627,11 @@ class Scanner:
         on_shared_out: Callable[[], None] | None = None,
     ) -> None:
         self._clock = clock
-        # Told each time a first scan has handed its first runs to worker processes.
-        self._on_shared_out = on_shared_out
         self._feed = feed
         self._limit = limit
-        self._guard = guard
+        # The guard of reads, and whom to tell each time a first scan has handed its first
+        # runs to worker processes.
+        self._guard, self._on_shared_out = guard, on_shared_out
         self._mutex = threading.Lock()
         # Read caches and snapshots by (root, scope), least recently used first; at most
         # MAX_SCOPES.
