@@ -10,13 +10,17 @@ and measure:
 
 - ``first recall``: from spawning the server until its first ``memory_recall`` is answered
   (the server's start, the walk, reading, parsing and indexing every file), and that time
-  as a multiple of the floor (the goal: at most 3x) and of the walk-and-parse time;
+  as a multiple of the floor and of the walk-and-parse time (the goal: at most 3x). The
+  floor, the walk and the first recall are each the median of a few rounds (3 at 100,000)
+  that take one of each in turn: on a shared machine a single start varies by a second;
 - ``recall``, ``wider``, ``list``, ``inspect`` and ``remember``: p50 over HTTP after a
   warm-up (``wider``: queries only the wider tier answers; ``list``: the scope's first page;
   ``remember``: a new memory each time, removed again after its call, outside the timing),
   and recall's p50 as a multiple of the 1,000-record scope's in the same run (at most 5x);
 - ``RSS``: the server's resident memory after all of that, beside the notebook's bytes
   (the sum of its files' sizes) and as a multiple of them (at most 2x).
+
+The p50s and RSS come from one more server, started after those rounds.
 
 ``--against PATH`` adds another checkout of MyMCP (say, a ``git worktree`` of main before this
 work, with its own default limit): over one notebook of 1,000 records, a server of each
@@ -107,22 +111,38 @@ class Figures:
     rss_mib: float
 
 
-def _floor_seconds(paths: Sequence[Path], cold: bool) -> float:
-    """The median of a few plain read-and-parse passes over every file (one pass, from the
-    disk, when ``cold``)."""
-    if cold:
-        _evict(paths)
-        return timed(lambda: read_parse(paths)) / 1000
+def _start_figures(
+    root: Path, paths: Sequence[Path], checkout: Path | None, cold: bool
+) -> tuple[float, float | None, float]:
+    """The floor, the walk-and-parse time (None with ``cold``) and the first recall after a
+    start, each the median of a few rounds that take one of each in turn, so that all
+    three meet the same background load."""
     rounds = 3 if len(paths) > 20_000 else 7
-    return statistics.median(timed(lambda: read_parse(paths)) for _ in range(rounds)) / 1000
+    floors: list[float] = []
+    walks: list[float] = []
+    firsts: list[float] = []
+    for _ in range(rounds):
+        if not cold:  # the walk reads the files into the page cache again
+            walks.append(timed(lambda: walk_read_parse(root)) / 1000)
+        if cold:
+            _evict(paths)
+        floors.append(timed(lambda: read_parse(paths)) / 1000)
+        if cold:
+            _evict(paths)
+        firsts.append(_first_recall_seconds(root, checkout))
+    walk = statistics.median(walks) if walks else None
+    return statistics.median(floors), walk, statistics.median(firsts)
 
 
-def _walk_seconds(root: Path, cold: bool) -> float | None:
-    """The median of a few passes of ``walk_read_parse`` over the root (None with ``cold``:
-    its files were just read into the page cache again)."""
-    if cold:
-        return None
-    return statistics.median(timed(lambda: walk_read_parse(root)) for _ in range(3)) / 1000
+def _first_recall_seconds(root: Path, checkout: Path | None) -> float:
+    """Seconds from spawning a server until its first ``memory_recall`` is answered."""
+    started = time.perf_counter()
+    with _server(root, checkout) as server, McpHttp(server, timeout=900.0) as client:
+        first = client.call("memory_recall", {"query": FIRST_QUERY, "scope": SEED_SCOPE.value})
+        first_s = time.perf_counter() - started
+    if first["status"] != "ok":
+        raise RuntimeError(f"the first recall answered {first['status']}")
+    return first_s
 
 
 def _evict(paths: Sequence[Path]) -> None:
@@ -201,16 +221,8 @@ def measure_size(size: int, checkout: Path | None = None, *, cold: bool = False)
         seeded = seed_root(root, size)
         settle()
         disk_bytes = sum(os.stat(path).st_size for path in seeded.paths)
-        walk_s = _walk_seconds(root, cold)
-        floor_s = _floor_seconds(seeded.paths, cold)
-        if cold:
-            _evict(seeded.paths)
-        started = time.perf_counter()
+        floor_s, walk_s, first_s = _start_figures(root, seeded.paths, checkout, cold)
         with _server(root, checkout) as server, McpHttp(server, timeout=900.0) as client:
-            first = client.call("memory_recall", {"query": FIRST_QUERY, "scope": SEED_SCOPE.value})
-            first_s = time.perf_counter() - started
-            if first["status"] != "ok":
-                raise RuntimeError(f"the first recall answered {first['status']}")
             found = _timings(client, seeded, root)
             rss = server.rss_mib()
     return Figures(

@@ -482,7 +482,7 @@ def test_a_scope_over_the_limit_lets_its_workers_go_and_starts_none_the_next_tim
     assert started[0].closed
 
 
-def test_workers_start_before_a_large_scope_is_counted_whole(
+def test_workers_start_once_counting_reaches_two_files_and_the_walk_counts_the_rest(
     tmp_path: Path, workers: Callable[..., None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counted: list[int] = []
@@ -504,4 +504,4 @@ def test_workers_start_before_a_large_scope_is_counted_whole(
 
     MemoryStore(clock=settled_clock).recall_scan(root, PROJECT)
 
-    assert counted[:3] == [1, 0, 1000]  # up to two files, the start, then the whole
+    assert counted == [1, 0]  # up to two files, then the start: no count of the whole

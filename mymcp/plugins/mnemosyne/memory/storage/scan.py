@@ -791,9 +791,13 @@ class Scanner:
         workers = self._planned_workers(cache, base, start_fd, start_parts, depth)
         try:
             return self._walk_and_load(cache, base, start_fd, key, chain, since, previous, workers)
+        except CandidateLimitExceeded:
+            if workers is not None:
+                self._note_over_limit(_directory_key(start_fd))
+            raise
         finally:
             if workers is not None:
-                workers.close()
+                workers.close(wait=False)  # they stop by themselves: no answer waits for it
 
     def _walk_and_load(
         self,
@@ -921,14 +925,13 @@ class Scanner:
         start is cached, and counting finds BULK_FROM files or more), started now so they
         are ready once the walk is done; None for a scan that reads its files itself.
 
-        They are started as soon as counting reaches BULK_FROM, and the count goes on while
-        they start; should the start directory then hold more than the limit (the walk
-        says so), they are let go. A directory found over the limit is counted whole first
-        the next time, so a scope over the limit does not start workers call after call."""
+        They start while the walk goes on; should the start directory hold more than the
+        limit (the walk says so), they are let go. A directory found over the limit is
+        counted whole first the next time, so a scope over the limit does not start
+        workers call after call."""
         if not may_share_out(self._limit) or cache.reaches(start_parts):
             return None
-        status = os.fstat(start_fd)
-        key = (status.st_dev, status.st_ino)
+        key = _directory_key(start_fd)
         if key in self._over_limit:
             try:
                 self.count(start_fd, depth)
@@ -939,15 +942,12 @@ class Scanner:
             return None
         workers = Workers(min(usable_cpus(), MAX_WORKERS))
         workers.warm(_read_run, self._run_job(cache, base, start_fd, start_parts, (), 0))
-        try:
-            self.count(start_fd, depth)
-        except CandidateLimitExceeded:
-            workers.close(wait=False)
-            if len(self._over_limit) >= MAX_SCOPES:
-                self._over_limit.clear()
-            self._over_limit.add(key)
-            return None  # the walk says so
         return workers
+
+    def _note_over_limit(self, key: tuple[int, int]) -> None:
+        if len(self._over_limit) >= MAX_SCOPES:
+            self._over_limit.clear()
+        self._over_limit.add(key)
 
     def _run_job(
         self,
@@ -960,9 +960,7 @@ class Scanner:
     ) -> _RunJob:
         follower = cache.follower
         make_part = None if follower is None else follower.part_maker()
-        status = os.fstat(start_fd)
-        start_key = (status.st_dev, status.st_ino)
-        return _RunJob(base, start_parts, start_key, names, make_part, read_ns)
+        return _RunJob(base, start_parts, _directory_key(start_fd), names, make_part, read_ns)
 
     def _bulk(
         self,
@@ -1522,6 +1520,12 @@ def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int
             return ()
         chain.append((status.st_dev, status.st_ino, status.st_mode))
     return tuple(chain)
+
+
+def _directory_key(fd: int) -> tuple[int, int]:
+    """The device and inode of the directory open at ``fd``."""
+    status = os.fstat(fd)
+    return status.st_dev, status.st_ino
 
 
 def _read_shares_inodes(
