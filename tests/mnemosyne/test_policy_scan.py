@@ -15,12 +15,14 @@ import string
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mymcp import cli
-from mymcp.plugins.mnemosyne import policy_scan
+from mymcp.plugins.mnemosyne import doctor, policy_scan
 from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.storage.workers import Workers
 from tests.clients.scenario import LEGACY_ID, LEGACY_RECORD
 from tests.doctoring import found, private_root, run_unchanged, tree_state
 from tests.helpers import CANONICAL_ID, canonical_record, place_canonical, write_record
@@ -215,3 +217,53 @@ def test_the_manual_example_prints_what_the_manual_says(
 
     assert code == 1
     assert out.replace(str(memory_root), "/home/you/.mnemosyne/memory") == printed[1] + "\n"
+
+
+def test_a_scope_checked_on_worker_processes_gets_the_findings_checked_here(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for number in range(40):
+        content = f"ssn 123-45-{number + 1000}" if number % 7 == 0 else f"plain note {number}"
+        state = "archived" if number % 11 == 0 else "active"
+        lifecycle = {"state": state, "revision": 1}
+        record = canonical_record(id=f"mem_{number:032x}", content=content, lifecycle=lifecycle)
+        place_canonical(root, record)
+    write_record(root, "{not json", "project", "mnemosyne", "decisions", "broken.json")
+    astray = canonical_record(id=f"mem_{99:032x}")
+    write_record(root, astray, "project", "elsewhere", f"mem_{99:032x}.json")
+    write_record(root, {"schema_version": 1, "id": "old", "content": "tea"}, "project", "old.json")
+
+    def doctor_lines() -> tuple[int, list[str]]:
+        code, lines = run_unchanged(tmp_path)
+        machine = ("the filesystem of", "is free for mymcp serve")  # other processes change these
+        return code, [line for line in lines if not any(text in line for text in machine)]
+
+    here = doctor_lines()
+    started: list[int] = []
+
+    class Counted(Workers):
+        def __init__(self, count: int) -> None:
+            started.append(count)
+            super().__init__(count)
+
+    monkeypatch.setattr(doctor, "BULK_FROM", 2)
+    monkeypatch.setattr(doctor, "_MIN_RUN", 4)
+    monkeypatch.setattr(doctor, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(doctor, "Workers", Counted)
+    checked_here: list[object] = []
+    check_here = doctor._check_run_at  # in this process; the workers call their own
+
+    def noted(start_fd: int, job: Any) -> Any:
+        checked_here.append(job)
+        return check_here(start_fd, job)
+
+    monkeypatch.setattr(doctor, "_check_run_at", noted)
+
+    assert doctor_lines() == here
+    assert started and set(started) == {2}  # a pool of two for each scope of two files or more
+    assert checked_here == []  # every run was checked by a worker
+    code, lines = here
+    assert code == 1  # the files recall skips are failures
+    assert found(lines, "warn", "(government_identifier_shape, rule us-ssn)")
+    assert found(lines, "fail", "broken.json: skipped (invalid_json)")
+    assert found(lines, "fail", "elsewhere/mem_", "skipped (path_mismatch)")

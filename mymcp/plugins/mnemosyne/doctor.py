@@ -19,6 +19,7 @@ path, field and rule, never its value.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pwd
@@ -27,6 +28,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from mymcp.plugin_api.setup import FAIL, OK, WARN, Finding
 from mymcp.plugins.mnemosyne import policy_scan
@@ -56,7 +58,14 @@ from mymcp.plugins.mnemosyne.memory.model.records import (
 )
 from mymcp.plugins.mnemosyne.memory.model.vocabulary import LifecycleState, Scope
 from mymcp.plugins.mnemosyne.memory.storage import discovery, files
-from mymcp.plugins.mnemosyne.memory.storage.scan import PATH_MISMATCH, SCOPE_DEPTH, record_parts
+from mymcp.plugins.mnemosyne.memory.storage.scan import (
+    BULK_FROM,
+    MAX_WORKERS,
+    PATH_MISMATCH,
+    SCOPE_DEPTH,
+    record_parts,
+)
+from mymcp.plugins.mnemosyne.memory.storage.workers import Workers, usable_cpus
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
 
 __all__ = ["FAIL", "OK", "WARN", "Finding", "findings"]
@@ -379,8 +388,8 @@ def _scope_findings(root: Path, scope: str, limit: int) -> list[Finding]:
             return [(FAIL, f"scope {scope}: a folder cannot be listed ({_reason(error)})")]
         if len(candidates) > limit:
             return [(FAIL, f"scope {scope}: {_over_limit(len(candidates), limit)}")]
-        for candidate in candidates:
-            _check_candidate(start_fd, scope, candidate.parts, report)
+        every = [candidate.parts for candidate in candidates]
+        _check_candidates(os.fspath(root), start_fd, scope, every, report)
     found = [_scope_summary(scope, report), *_skipped_findings(report), *_refused_findings(report)]
     if len(candidates) > NEARLY_FULL * limit:
         found.append((WARN, f"scope {scope}: {_nearly_full(len(candidates), limit)}"))
@@ -438,6 +447,68 @@ def _refused_findings(report: _ScopeReport) -> Iterator[Finding]:
 
 _ADVICE = 'see "Records the policy refuses today" in docs/MANUAL.md'
 _ALL_REFUSED = "mymcp explain --notebook lists them all"
+
+
+def _check_candidates(
+    root: str, start_fd: int, scope: str, found: list[tuple[str, ...]], report: _ScopeReport
+) -> None:
+    """Check every file found, in order; a scope of BULK_FROM files or more is shared out
+    among worker processes in runs, as recall's first scan shares it (each opens the scope's
+    folder below ``root``, which must still be the one open here at ``start_fd``)."""
+    count = min(usable_cpus(), MAX_WORKERS)
+    if len(found) < BULK_FROM or count < 2:
+        for parts in found:
+            _check_candidate(start_fd, scope, parts, report)
+        return
+    status = os.fstat(start_fd)
+    key = (status.st_dev, status.st_ino)
+    size = max(_MIN_RUN, min(_MAX_RUN, len(found) // (8 * count)))
+    jobs = [
+        _CheckRun(root, key, scope, tuple(found[at : at + size]))
+        for at in range(0, len(found), size)
+    ]
+    with Workers(count) as workers:
+        here = functools.partial(_check_run_at, start_fd)
+        for checked in workers.in_order(_check_run, jobs, here):
+            report.valid += checked.valid
+            report.archived += checked.archived
+            report.legacy += checked.legacy
+            report.skipped += checked.skipped
+            report.refused += checked.refused
+
+
+_MIN_RUN = 512
+_MAX_RUN = 2048
+
+
+class _CheckRun(NamedTuple):
+    """A run of files for a worker: the memory root, the scope folder's device and inode,
+    the scope's name, and the files' parts below it."""
+
+    root: str
+    key: tuple[int, int]
+    scope: str
+    files: tuple[tuple[str, ...], ...]
+
+
+def _check_run(job: _CheckRun) -> _ScopeReport:
+    """Check a run of files in a worker process (it fails, to be checked here, when the
+    scope's folder is not the one the doctor walked)."""
+    root_fd = files.open_directory(job.root, follow=True)
+    with files.closing_fd(root_fd):
+        start_fd = files.open_beneath(root_fd, (job.scope,))
+    with files.closing_fd(start_fd):
+        status = os.fstat(start_fd)
+        if (status.st_dev, status.st_ino) != job.key:
+            raise OSError("the scope folder changed")
+        return _check_run_at(start_fd, job)
+
+
+def _check_run_at(start_fd: int, job: _CheckRun) -> _ScopeReport:
+    report = _ScopeReport(job.scope)
+    for parts in job.files:
+        _check_candidate(start_fd, job.scope, parts, report)
+    return report
 
 
 def _check_candidate(
