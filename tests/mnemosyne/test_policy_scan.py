@@ -22,6 +22,7 @@ import pytest
 from mymcp import cli
 from mymcp.plugins.mnemosyne import doctor, policy_scan
 from mymcp.plugins.mnemosyne.memory.model.records import parse_record_bytes
+from mymcp.plugins.mnemosyne.memory.storage import scan
 from mymcp.plugins.mnemosyne.memory.storage.workers import Workers
 from tests.clients.scenario import LEGACY_ID, LEGACY_RECORD
 from tests.doctoring import found, private_root, run_unchanged, tree_state
@@ -247,7 +248,7 @@ def test_a_scope_checked_on_worker_processes_gets_the_findings_checked_here(
             super().__init__(count)
 
     monkeypatch.setattr(doctor, "BULK_FROM", 2)
-    monkeypatch.setattr(doctor, "_MIN_RUN", 4)
+    monkeypatch.setattr(scan, "MIN_RUN", 4)
     monkeypatch.setattr(doctor, "usable_cpus", lambda: 2)
     monkeypatch.setattr(doctor, "Workers", Counted)
     checked_here: list[object] = []

@@ -63,7 +63,10 @@ from mymcp.plugins.mnemosyne.memory.storage.scan import (
     MAX_WORKERS,
     PATH_MISMATCH,
     SCOPE_DEPTH,
+    directory_key,
+    open_start,
     record_parts,
+    runs,
 )
 from mymcp.plugins.mnemosyne.memory.storage.workers import Workers, usable_cpus
 from mymcp.plugins.mnemosyne.plugin import DECLARED_TOOLS
@@ -460,13 +463,9 @@ def _check_candidates(
         for parts in found:
             _check_candidate(start_fd, scope, parts, report)
         return
-    status = os.fstat(start_fd)
-    key = (status.st_dev, status.st_ino)
-    size = max(_MIN_RUN, min(_MAX_RUN, len(found) // (8 * count)))
-    jobs = [
-        _CheckRun(root, key, scope, tuple(found[at : at + size]))
-        for at in range(0, len(found), size)
-    ]
+    key = directory_key(start_fd)
+    spans = runs(len(found), count)
+    jobs = [_CheckRun(root, key, scope, tuple(found[at:end])) for at, end in spans]
     with Workers(count) as workers:
         here = functools.partial(_check_run_at, start_fd)
         for checked in workers.in_order(_check_run, jobs, here):
@@ -475,10 +474,6 @@ def _check_candidates(
             report.legacy += checked.legacy
             report.skipped += checked.skipped
             report.refused += checked.refused
-
-
-_MIN_RUN = 512
-_MAX_RUN = 2048
 
 
 class _CheckRun(NamedTuple):
@@ -494,13 +489,8 @@ class _CheckRun(NamedTuple):
 def _check_run(job: _CheckRun) -> _ScopeReport:
     """Check a run of files in a worker process (it fails, to be checked here, when the
     scope's folder is not the one the doctor walked)."""
-    root_fd = files.open_directory(job.root, follow=True)
-    with files.closing_fd(root_fd):
-        start_fd = files.open_beneath(root_fd, (job.scope,))
+    start_fd = open_start(job.root, (job.scope,), job.key)
     with files.closing_fd(start_fd):
-        status = os.fstat(start_fd)
-        if (status.st_dev, status.st_ino) != job.key:
-            raise OSError("the scope folder changed")
         return _check_run_at(start_fd, job)
 
 

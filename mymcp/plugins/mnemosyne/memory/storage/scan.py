@@ -793,7 +793,7 @@ class Scanner:
             return self._walk_and_load(cache, base, start_fd, key, chain, since, previous, workers)
         except CandidateLimitExceeded:
             if workers is not None:
-                self._note_over_limit(_directory_key(start_fd))
+                self._note_over_limit(directory_key(start_fd))
             raise
         finally:
             if workers is not None:
@@ -931,7 +931,7 @@ class Scanner:
         workers call after call."""
         if not may_share_out(self._limit) or cache.reaches(start_parts):
             return None
-        key = _directory_key(start_fd)
+        key = directory_key(start_fd)
         if key in self._over_limit:
             try:
                 self.count(start_fd, depth)
@@ -960,7 +960,7 @@ class Scanner:
     ) -> _RunJob:
         follower = cache.follower
         make_part = None if follower is None else follower.part_maker()
-        return _RunJob(base, start_parts, _directory_key(start_fd), names, make_part, read_ns)
+        return _RunJob(base, start_parts, directory_key(start_fd), names, make_part, read_ns)
 
     def _bulk(
         self,
@@ -979,7 +979,6 @@ class Scanner:
         """
         if workers is None or len(fresh) < BULK_FROM:
             return None
-        size = min(MAX_RUN, max(MIN_RUN, len(fresh) // (RUNS_PER_WORKER * workers.count)))
         read_ns = self._clock()
         jobs = [
             self._run_job(
@@ -990,7 +989,7 @@ class Scanner:
                 tuple(candidate.parts for candidate in fresh[start:end]),
                 read_ns,
             )
-            for start, end in _runs(len(fresh), size, workers.count)
+            for start, end in runs(len(fresh), workers.count)
         ]
         results = workers.in_order(_read_run, jobs, _not_read, self._on_shared_out)
         return self._taken(cache, jobs, results)
@@ -1522,7 +1521,7 @@ def _chain(base: str, start_parts: tuple[str, ...]) -> tuple[tuple[int, int, int
     return tuple(chain)
 
 
-def _directory_key(fd: int) -> tuple[int, int]:
+def directory_key(fd: int) -> tuple[int, int]:
     """The device and inode of the directory open at ``fd``."""
     status = os.fstat(fd)
     return status.st_dev, status.st_ino
@@ -1690,15 +1689,30 @@ class _Moved(Exception):
     """The start directory a worker opened is not the scan's."""
 
 
-def _runs(total: int, size: int, workers: int) -> Iterator[tuple[int, int]]:
-    """Where each run of ``total`` files starts and ends: ``size`` files each, but for the
-    last runs, which get smaller (down to MIN_RUN) so that the ``workers`` finish at about
-    the same time: a run holds at most half of a worker's share of the files left."""
+def runs(total: int, workers: int) -> Iterator[tuple[int, int]]:
+    """Where each run of ``total`` files shared out among ``workers`` starts and ends: about
+    RUNS_PER_WORKER runs a worker of MIN_RUN to MAX_RUN files, the last ones smaller (down to
+    MIN_RUN) so that the workers finish at about the same time: a run holds at most half of
+    a worker's share of the files left."""
+    size = min(MAX_RUN, max(MIN_RUN, total // (RUNS_PER_WORKER * workers)))
     start = 0
     while start < total:
         step = max(MIN_RUN, min(size, (total - start) // (TAPER * workers)))
         yield start, min(total, start + step)
         start += step
+
+
+def open_start(base: str, start: tuple[str, ...], key: tuple[int, int]) -> int:
+    """Open, in a worker, a scan's start directory ``start`` below the root ``base`` (the root
+    followed, no link below it); raises when it is not the directory ``key`` names (device
+    and inode: another one has taken its place since the scan opened it)."""
+    root_fd = files.open_directory(base, follow=True)
+    with files.closing_fd(root_fd):
+        start_fd = files.open_beneath(root_fd, start)
+    if directory_key(start_fd) != key:
+        os.close(start_fd)
+        raise _Moved()
+    return start_fd
 
 
 def _read_run(job: _RunJob) -> _RunRead:
@@ -1717,13 +1731,8 @@ def _read_run(job: _RunJob) -> _RunRead:
 
 
 def _run_read(job: _RunJob) -> _RunRead:
-    root_fd = files.open_directory(job.base, follow=True)
-    with files.closing_fd(root_fd):
-        start_fd = files.open_beneath(root_fd, job.start)
+    start_fd = open_start(job.base, job.start, job.start_key)
     with files.closing_fd(start_fd), _Directories(start_fd) as directories:
-        status = os.fstat(start_fd)
-        if (status.st_dev, status.st_ino) != job.start_key:
-            raise _Moved()
         reads: list[_FileRead] = []
         records: list[tuple[StoredRecord, Record]] = []
         for names in job.files:
