@@ -49,10 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int | None:
 def dev(argv: Sequence[str] | None = None) -> int | None:
     """``mymcp-dev``: serve HTTP like ``mymcp serve``, reloading when the code changes."""
     options = parse_dev_arguments(sys.argv[1:] if argv is None else argv)
-    from mymcp import startup
+    from mymcp.host.bootstrap import check_production_setup
 
-    try:  # the server runs in a child process: find setup mistakes here first
-        startup.checked_runtime()
+    # The server runs in a child process: find setup mistakes here first, without composing
+    # the plugin (this process, the reloader, never serves, so it reads nothing ahead).
+    try:
+        check_production_setup()
     except Exception as error:  # noqa: BLE001 - anything else is re-raised
         return _setup_failure(error)
     return _serve(options, reload=True)

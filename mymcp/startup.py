@@ -55,11 +55,6 @@ def production_runtime() -> HostRuntime:
     Startup errors propagate; an operator's mistake is a ``SetupError`` or carries a hint.
     """
     configure_logging()
-    return checked_runtime()
-
-
-def checked_runtime() -> HostRuntime:
-    """Compose the bundled plugin from the operator's settings and check the memory root."""
     from mymcp.host.bootstrap import build_production_runtime, check_production_setup
 
     runtime = build_production_runtime()

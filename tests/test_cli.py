@@ -13,6 +13,8 @@ import pytest
 import uvicorn
 
 from mymcp import cli
+from mymcp.plugins.mnemosyne import plugin
+from mymcp.plugins.mnemosyne.configuration import memory_root
 
 TARGET = "mymcp.app:create_production_app"
 
@@ -46,6 +48,21 @@ def test_dev_serves_the_same_factory_with_reload(uvicorn_runs: list[Any]) -> Non
     assert uvicorn_runs == [
         ((TARGET,), {"host": "127.0.0.1", "port": 8000, "factory": True, "reload": True})
     ]
+
+
+def test_dev_checks_the_setup_without_composing_the_plugin(
+    uvicorn_runs: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    composed: list[object] = []
+    monkeypatch.setattr(plugin, "mnemosyne_contribution", lambda: composed.append(1))
+    checked: list[object] = []
+    monkeypatch.setattr(memory_root, "check_memory_root", lambda: checked.append(1))
+
+    assert cli.dev() is None
+
+    assert composed == []  # the reloader never serves: it reads no large scope ahead
+    assert checked == [1]
+    assert len(uvicorn_runs) == 1
 
 
 def test_the_target_is_an_importable_factory() -> None:

@@ -328,7 +328,10 @@ def build_mnemosyne_registrations(
 
 
 def check_setup() -> None:
-    """Refuse to serve a memory root that exists but is not a usable directory; reads only."""
+    """Refuse a setup the server could not start with: a mistake in the operator's settings
+    (``config.toml`` or a variable) or a memory root that exists but is not a usable
+    directory. It reads only, and composes nothing: nothing is read ahead."""
+    gates.load_settings()
     memory_root.check_memory_root()
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -16,8 +18,14 @@ from mymcp.plugins.mnemosyne.memory.recall import ranking
 from mymcp.plugins.mnemosyne.memory.recall.ranking import RecallRequest
 from mymcp.plugins.mnemosyne.memory.storage import scan
 from mymcp.plugins.mnemosyne.memory.storage.store import MemoryStore
-from mymcp.plugins.mnemosyne.memory.storage.workers import AHEAD_PER_WORKER, Workers, usable_cpus
+from mymcp.plugins.mnemosyne.memory.storage.workers import (
+    AHEAD_PER_WORKER,
+    PARENT_CHECK_S,
+    Workers,
+    usable_cpus,
+)
 from tests.helpers import canonical_record, place_canonical, settled_clock
+from tests.processes import finished
 
 pytestmark = pytest.mark.slow  # starts worker processes
 
@@ -137,3 +145,39 @@ def _stopped_within(seconds: float) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+# A process that starts two workers and then ends at once, without stopping them.
+_ABANDONING = """
+import multiprocessing, os, sys
+from mymcp.plugins.mnemosyne.memory.storage.workers import Workers
+workers = Workers(2)
+workers.warm(abs, 0)
+print(*list(workers.in_order(abs, [-1, -2, -3, -4], abs)))
+print(*[child.pid for child in multiprocessing.active_children()], flush=True)
+os._exit(0)
+"""
+
+
+@pytest.mark.slow  # starts processes
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_end_by_themselves_once_their_parent_is_gone() -> None:
+    completed = finished([sys.executable, "-c", _ABANDONING], os.environ)
+
+    answers, pids = completed.stdout.splitlines()
+    assert answers == "1 2 3 4"
+    left = [int(pid) for pid in pids.split()]
+    assert len(left) == 2
+    deadline = time.monotonic() + 20 * PARENT_CHECK_S + 10
+    while not all(map(_ended, left)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(map(_ended, left))
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process ``pid`` has ended (gone, or a zombie nobody has reaped yet)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")

@@ -8,13 +8,16 @@ threads could copy a lock some thread holds), so the function, its jobs and its 
 travel by ``pickle``.
 
 A job whose worker fails (an exception, a worker that died, a pool that could not start)
-is done again by ``fallback`` in this process, so every job gets exactly one answer.
+is done again by ``fallback`` in this process, so every job gets exactly one answer. A
+worker whose parent has gone (the server was killed, or stopped mid-scan) ends by itself.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import AbstractContextManager
@@ -43,7 +46,12 @@ class Workers(AbstractContextManager["Workers"]):
     def __init__(self, count: int) -> None:
         self._pool: ProcessPoolExecutor | None = None
         try:
-            self._pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                count,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_watch_parent,
+                initargs=(os.getpid(),),
+            )
         except Exception:  # noqa: BLE001 - without workers, the jobs are done here
             self._pool = None
         self.count = count
@@ -102,6 +110,23 @@ class Workers(AbstractContextManager["Workers"]):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+# How often a worker looks whether the process that started it is still there, in seconds.
+PARENT_CHECK_S = 0.5
+
+
+def _watch_parent(parent: int) -> None:
+    """In a worker, as it starts: end it once the process that started it is gone (killed,
+    or stopped while the workers were busy), so that no worker outlives the server; an
+    orphan would otherwise wait for work forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="mymcp-worker-watch", daemon=True).start()
 
 
 def _result(future: Future[_R], job: _J, fallback: Callable[[_J], _R]) -> _R:
