@@ -95,9 +95,12 @@ def test_a_scope_read_by_worker_processes_is_the_scope_read_here(
             super().__init__(count)
 
     monkeypatch.setattr(scan, "Workers", Counted)
+    read_here: list[object] = []
+    monkeypatch.setattr(scan, "_not_read", read_here.append)  # a run no worker could do
 
     assert answers() == itself
     assert started == [2]
+    assert read_here == []  # the workers read every run
     assert _stopped_within(30.0)  # once the scan is done, the workers stop by themselves
 
 
